@@ -1,0 +1,77 @@
+package clock
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var epoch = time.Unix(1000, 0)
+
+func TestFakeFiresTimersInDeadlineOrder(t *testing.T) {
+	clk := NewFake(epoch)
+	var order []int
+	clk.AfterFunc(3*time.Second, func() { order = append(order, 3) })
+	clk.AfterFunc(time.Second, func() { order = append(order, 1) })
+	late := clk.NewTimer(2 * time.Second)
+
+	clk.Advance(2500 * time.Millisecond)
+	assert.Equal(t, []int{1}, order)
+	select {
+	case at := <-late.C():
+		assert.Equal(t, epoch.Add(2*time.Second), at)
+	default:
+		t.Fatal("timer due at 2s did not fire")
+	}
+	assert.Equal(t, epoch.Add(2500*time.Millisecond), clk.Now())
+	assert.Equal(t, 1, clk.Pending())
+
+	clk.Advance(time.Second)
+	assert.Equal(t, []int{1, 3}, order)
+	assert.Zero(t, clk.Pending())
+}
+
+func TestFakeStopAndRearmFromCallback(t *testing.T) {
+	clk := NewFake(epoch)
+	stopped := clk.NewTimer(time.Second)
+	assert.True(t, stopped.Stop())
+	assert.False(t, stopped.Stop())
+
+	var ticks int
+	var tick func()
+	tick = func() {
+		ticks++
+		clk.AfterFunc(time.Second, tick)
+	}
+	clk.AfterFunc(time.Second, tick)
+	clk.Advance(5 * time.Second)
+	assert.Equal(t, 5, ticks, "a timer re-armed by its callback fires within the same Advance")
+	assert.Empty(t, stopped.C())
+}
+
+func TestFakeBlockUntil(t *testing.T) {
+	clk := NewFake(epoch)
+	var fired atomic.Bool
+	go clk.AfterFunc(time.Millisecond, func() { fired.Store(true) })
+	clk.BlockUntil(1)
+	clk.Advance(time.Millisecond)
+	require.True(t, fired.Load())
+}
+
+func TestSystemClock(t *testing.T) {
+	clk := System()
+	before := time.Now()
+	assert.False(t, clk.Now().Before(before))
+	timer := clk.NewTimer(time.Millisecond)
+	<-timer.C()
+	done := make(chan struct{})
+	clk.AfterFunc(time.Millisecond, func() { close(done) })
+	<-done
+	assert.True(t, clk.NewTimer(time.Hour).Stop())
+}
