@@ -12,6 +12,7 @@ require (
 	github.com/emirpasic/gods v1.12.0 // indirect
 	github.com/stretchr/objx v0.5.2 // indirect
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
 )
 
 require (
