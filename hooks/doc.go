@@ -1,0 +1,29 @@
+// Package hooks holds the plugins a command calls while it runs: the ExecutionHook, told
+// about every step of every execution, and the EventNotifier, told about every event and
+// every finished execution. Both are optional; the defaults (NoopHook, NoopNotifier) do
+// nothing.
+//
+// A Registry holds the current plugins. Unlike Hystrix, where plugins can be registered
+// only once, they can be replaced at any time: the registry keeps them behind atomic
+// pointers, and a command loads each one once per execution (one atomic load, no
+// allocation). Default is the process-wide registry; NewRegistry makes an isolated one
+// for tests or for a group of commands.
+//
+//	user code ── SetExecutionHook / SetEventNotifier ──▶ Registry (atomic pointers)
+//	                                                        │ one Load per execution
+//	command ─▶ h := reg.ExecutionHook(); noop := hooks.IsNoop(h)
+//	   OnStart ─▶ [OnThreadStart] ─▶ OnExecutionStart ─▶ OnExecutionEmit ─▶ OnEmit
+//	   ─▶ OnExecutionSuccess | OnExecutionError ─▶ [OnThreadComplete]
+//	   ─▶ [OnFallbackStart ─▶ OnFallbackEmit ─▶ OnEmit ─▶ OnFallbackSuccess | OnFallbackError]
+//	   ─▶ OnSuccess | OnError             (a cache hit calls OnCacheHit only;
+//	                                       a caller that goes away gets OnUnsubscribe)
+//	command ─▶ n := reg.EventNotifier(); if !hooks.IsNoopNotifier(n) {
+//	              n.MarkEvent(e, key) per event; n.MarkCommandExecution(...) at the end }
+//
+// The thread hooks are called only under thread isolation. A timeout skips
+// OnExecutionError; a rejection or short circuit goes from OnStart straight to the
+// fallback hooks or OnError.
+//
+// RecordingHook and RecordingNotifier record calls in order and are meant for tests that
+// check the sequence.
+package hooks

@@ -1,0 +1,35 @@
+package hooks_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rxhystrix/rxhystrix/hooks"
+)
+
+// errorCounter overrides one method and inherits the rest from NoopHook.
+type errorCounter struct {
+	hooks.NoopHook
+	errors int
+}
+
+func (c *errorCounter) OnError(hooks.Info, error) { c.errors++ }
+
+func ExampleRegistry() {
+	reg := hooks.NewRegistry()
+	counter := &errorCounter{}
+	reg.SetExecutionHook(counter)
+
+	// What a command does once per execution:
+	h := reg.ExecutionHook()
+	if !hooks.IsNoop(h) {
+		h.OnError(hooks.Info{CommandKey: "GetUser"}, errors.New("boom"))
+	}
+	fmt.Println(counter.errors)
+
+	reg.Reset()
+	fmt.Println(hooks.IsNoop(reg.ExecutionHook()))
+	// Output:
+	// 1
+	// true
+}

@@ -1,0 +1,135 @@
+package hooks
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// referenceOrder is REFERENCE §8: the hook methods in Hystrix order.
+var referenceOrder = []string{
+	"OnStart", "OnThreadStart", "OnExecutionStart", "OnExecutionEmit", "OnEmit",
+	"OnExecutionSuccess", "OnExecutionError", "OnThreadComplete", "OnFallbackStart",
+	"OnFallbackEmit", "OnFallbackSuccess", "OnFallbackError", "OnSuccess", "OnError",
+	"OnCacheHit", "OnUnsubscribe",
+}
+
+func TestExecutionHookDeclaresMethodsInReferenceOrder(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "hook.go", nil, 0)
+	require.NoError(t, err)
+	var got []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		ts, ok := n.(*ast.TypeSpec)
+		if !ok || ts.Name.Name != "ExecutionHook" {
+			return true
+		}
+		for _, m := range ts.Type.(*ast.InterfaceType).Methods.List {
+			got = append(got, m.Names[0].Name)
+		}
+		return false
+	})
+	assert.Equal(t, referenceOrder, got)
+}
+
+// callAll calls every hook method once, in reference order.
+func callAll(h ExecutionHook, info Info, v any, err error) []error {
+	return []error{
+		h.OnStart(info),
+		h.OnThreadStart(info),
+		h.OnExecutionStart(info),
+		func() error { h.OnExecutionEmit(info, v); return nil }(),
+		func() error { h.OnEmit(info, v); return nil }(),
+		func() error { h.OnExecutionSuccess(info); return nil }(),
+		func() error { h.OnExecutionError(info, err); return nil }(),
+		func() error { h.OnThreadComplete(info); return nil }(),
+		func() error { h.OnFallbackStart(info); return nil }(),
+		func() error { h.OnFallbackEmit(info, v); return nil }(),
+		func() error { h.OnFallbackSuccess(info); return nil }(),
+		func() error { h.OnFallbackError(info, err); return nil }(),
+		func() error { h.OnSuccess(info); return nil }(),
+		func() error { h.OnError(info, err); return nil }(),
+		func() error { h.OnCacheHit(info); return nil }(),
+		func() error { h.OnUnsubscribe(info); return nil }(),
+	}
+}
+
+func TestNoopHookReturnsNoErrors(t *testing.T) {
+	for _, h := range []ExecutionHook{NoopHook{}, &NoopHook{}} {
+		for _, err := range callAll(h, Info{CommandKey: "k"}, 1, errors.New("boom")) {
+			assert.NoError(t, err)
+		}
+	}
+}
+
+func TestRecordingHookRecordsEveryMethodByName(t *testing.T) {
+	rec := &RecordingHook{}
+	info := Info{CommandKey: "Cmd", GroupKey: "Grp", ThreadPoolKey: "Pool"}
+	boom := errors.New("boom")
+	for _, err := range callAll(rec, info, 42, boom) {
+		require.NoError(t, err)
+	}
+	assert.Equal(t, referenceOrder, rec.Names())
+
+	calls := rec.Calls()
+	require.Len(t, calls, len(referenceOrder))
+	for _, c := range calls {
+		assert.Equal(t, info, c.Info, c.Method)
+		switch c.Method {
+		case "OnExecutionEmit", "OnEmit", "OnFallbackEmit":
+			assert.Equal(t, 42, c.Value, c.Method)
+			assert.NoError(t, c.Err, c.Method)
+		case "OnExecutionError", "OnFallbackError", "OnError":
+			assert.Same(t, boom, c.Err, c.Method)
+			assert.Nil(t, c.Value, c.Method)
+		default:
+			assert.Nil(t, c.Value, c.Method)
+			assert.NoError(t, c.Err, c.Method)
+		}
+	}
+
+	rec.Reset()
+	assert.Empty(t, rec.Names())
+}
+
+// failingStart shows the documented way to make a recording hook fail.
+type failingStart struct{ *RecordingHook }
+
+func (f failingStart) OnStart(i Info) error {
+	_ = f.RecordingHook.OnStart(i)
+	return errors.New("refused")
+}
+
+func TestRecordingHookCanBeEmbeddedToFail(t *testing.T) {
+	h := failingStart{&RecordingHook{}}
+	require.EqualError(t, h.OnStart(Info{}), "refused")
+	h.OnSuccess(Info{})
+	assert.Equal(t, []string{"OnStart", "OnSuccess"}, h.Names())
+}
+
+type onlyErrors struct {
+	NoopHook
+	errs []error
+}
+
+func (o *onlyErrors) OnError(_ Info, err error) { o.errs = append(o.errs, err) }
+
+func TestIsNoop(t *testing.T) {
+	cases := []struct {
+		name string
+		h    ExecutionHook
+		want bool
+	}{
+		{"value", NoopHook{}, true},
+		{"pointer", &NoopHook{}, true},
+		{"embedding struct", &onlyErrors{}, false},
+		{"recording", &RecordingHook{}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, IsNoop(tc.h)) })
+	}
+}
