@@ -1,0 +1,97 @@
+package config
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// codec parses a raw property string into T and formats T back the way Hystrix prints it.
+type codec[T any] struct {
+	parse  func(string) (T, error)
+	format func(T) string
+}
+
+// Raw values are trimmed; integers are Java ints (32 bit), as in Hystrix.
+var (
+	intCodec  = codec[int]{parse: parseInt, format: strconv.Itoa}
+	boolCodec = codec[bool]{parse: parseBool, format: strconv.FormatBool}
+	strCodec  = codec[string]{parse: func(s string) (string, error) { return strings.TrimSpace(s), nil },
+		format: func(s string) string { return s }}
+	isolationCodec = codec[IsolationStrategy]{parse: ParseIsolationStrategy,
+		format: IsolationStrategy.String}
+	millisCodec  = durationCodec(time.Millisecond)
+	minutesCodec = durationCodec(time.Minute)
+)
+
+func parseInt(s string) (int, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+	if err != nil {
+		return 0, errors.New("not a 32-bit integer")
+	}
+	return int(n), nil
+}
+
+// parseBool accepts only "true" and "false" (any letter case).
+func parseBool(s string) (bool, error) {
+	switch t := strings.TrimSpace(s); {
+	case strings.EqualFold(t, "true"):
+		return true, nil
+	case strings.EqualFold(t, "false"):
+		return false, nil
+	}
+	return false, errors.New("not a boolean (want true or false)")
+}
+
+// durationCodec reads and prints a whole number of unit (the unit in the property name).
+func durationCodec(unit time.Duration) codec[time.Duration] {
+	return codec[time.Duration]{
+		parse: func(s string) (time.Duration, error) {
+			n, err := parseInt(s)
+			if err != nil {
+				return 0, err
+			}
+			if int64(n) > math.MaxInt64/int64(unit) {
+				return 0, errors.New("too large")
+			}
+			return time.Duration(n) * unit, nil
+		},
+		format: func(d time.Duration) string { return strconv.FormatInt(int64(d/unit), 10) },
+	}
+}
+
+// atLeast rejects ints below lo.
+func atLeast(lo int) func(int) error {
+	return func(n int) error {
+		if n < lo {
+			return errors.New("must be >= " + strconv.Itoa(lo))
+		}
+		return nil
+	}
+}
+
+// percentage rejects ints outside 0..100.
+func percentage(n int) error {
+	if n < 0 || n > 100 {
+		return errors.New("must be a percentage in 0..100")
+	}
+	return nil
+}
+
+// positive rejects durations <= 0.
+func positive(d time.Duration) error {
+	if d <= 0 {
+		return errors.New("must be > 0")
+	}
+	return nil
+}
+
+// nonNegative rejects durations < 0.
+func nonNegative(d time.Duration) error {
+	if d < 0 {
+		return errors.New("must be >= 0")
+	}
+	return nil
+}

@@ -1,0 +1,358 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// errLog collects the errors a Store reports.
+type errLog struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (l *errLog) add(err error) { l.mu.Lock(); l.errs = append(l.errs, err); l.mu.Unlock() }
+
+func (l *errLog) take() []error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.errs
+	l.errs = nil
+	return out
+}
+
+func newTestStore(t *testing.T) (*MemorySource, *Store, *errLog) {
+	t.Helper()
+	mem := NewMemorySource()
+	store := NewStore(mem)
+	log := &errLog{}
+	cancel := store.OnError(log.add)
+	t.Cleanup(func() { cancel(); store.Close() })
+	return mem, store, log
+}
+
+func TestDynamicChangeVisibleOnNextGet(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	c, err := store.Command("Dyn", nil)
+	require.NoError(t, err)
+	p, err := store.ThreadPool("Dyn", nil)
+	require.NoError(t, err)
+	col, err := store.Collapser("Dyn", nil)
+	require.NoError(t, err)
+
+	mem.SetAll(map[string]string{
+		"hystrix.command.Dyn.execution.isolation.strategy":    "SEMAPHORE",
+		"hystrix.command.Dyn.circuitBreaker.forceOpen":        "TRUE",
+		"hystrix.command.Dyn.threadPoolKeyOverride":           " shared ",
+		"hystrix.threadpool.Dyn.keepAliveTimeMinutes":         "3",
+		"hystrix.threadpool.Dyn.maxQueueSize":                 "100",
+		"hystrix.collapser.Dyn.maxRequestsInBatch":            "50",
+		"hystrix.command.default.circuitBreaker.enabled":      "false",
+		"hystrix.command.Dyn.circuitBreaker.enabled":          "true",
+		"hystrix.command.default.requestLog.enabled":          "false",
+		"hystrix.command.Dyn.metrics.rollingStats.numBuckets": "20",
+	})
+	assert.Equal(t, Semaphore, c.IsolationStrategy.Get())
+	assert.True(t, c.CircuitBreakerForceOpen.Get())
+	assert.Equal(t, "shared", c.ThreadPoolKeyOverride.Get())
+	assert.True(t, c.CircuitBreakerEnabled.Get())
+	assert.False(t, c.RequestLogEnabled.Get())
+	assert.Equal(t, 20, c.RollingStatsBuckets.Get())
+	assert.Equal(t, 3*time.Minute, p.KeepAlive.Get())
+	assert.Equal(t, "3", p.KeepAlive.String())
+	assert.Equal(t, 100, p.MaxQueueSize.Get())
+	assert.Equal(t, 50, col.MaxRequestsInBatch.Get())
+	assert.Empty(t, log.take())
+}
+
+func TestInvalidDynamicValueRejected(t *testing.T) {
+	for _, tc := range []struct {
+		name, value, reason string
+		read                func(*CommandProperties) string
+		old                 string
+	}{
+		{"execution.isolation.thread.timeoutInMilliseconds", "-5", "must be > 0",
+			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
+		{"execution.isolation.thread.timeoutInMilliseconds", "0", "must be > 0",
+			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
+		{"execution.isolation.thread.timeoutInMilliseconds", "1s", "not a 32-bit integer",
+			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
+		{"execution.isolation.semaphore.maxConcurrentRequests", "-1", "must be >= 0",
+			func(c *CommandProperties) string { return c.ExecutionMaxConcurrentRequests.String() }, "10"},
+		{"circuitBreaker.errorThresholdPercentage", "101", "0..100",
+			func(c *CommandProperties) string { return c.CircuitBreakerErrorThresholdPercentage.String() }, "50"},
+		{"circuitBreaker.errorThresholdPercentage", "-1", "0..100",
+			func(c *CommandProperties) string { return c.CircuitBreakerErrorThresholdPercentage.String() }, "50"},
+		{"circuitBreaker.sleepWindowInMilliseconds", "-1", "must be >= 0",
+			func(c *CommandProperties) string { return c.CircuitBreakerSleepWindow.String() }, "5000"},
+		{"circuitBreaker.forceOpen", "yes", "not a boolean",
+			func(c *CommandProperties) string { return c.CircuitBreakerForceOpen.String() }, "false"},
+		{"execution.isolation.strategy", "FIBER", "unknown isolation strategy",
+			func(c *CommandProperties) string { return c.IsolationStrategy.String() }, "THREAD"},
+		{"metrics.rollingStats.numBuckets", "0", "must be >= 1",
+			func(c *CommandProperties) string { return c.RollingStatsBuckets.String() }, "10"},
+		{"metrics.rollingStats.numBuckets", "7", "does not divide hystrix.command.Bad.metrics.rollingStats.timeInMilliseconds=10000",
+			func(c *CommandProperties) string { return c.RollingStatsBuckets.String() }, "10"},
+		{"metrics.rollingStats.timeInMilliseconds", "10001", "not divisible",
+			func(c *CommandProperties) string { return c.RollingStatsWindow.String() }, "10000"},
+		{"metrics.rollingPercentile.numBuckets", "7", "does not divide hystrix.command.Bad.metrics.rollingPercentile.timeInMilliseconds=60000",
+			func(c *CommandProperties) string { return c.RollingPercentileBuckets.String() }, "6"},
+		{"metrics.rollingPercentile.bucketSize", "0", "must be >= 1",
+			func(c *CommandProperties) string { return c.RollingPercentileBucketSize.String() }, "100"},
+		{"metrics.healthSnapshot.intervalInMilliseconds", "99999999999", "not a 32-bit integer",
+			func(c *CommandProperties) string { return c.HealthSnapshotInterval.String() }, "500"},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			mem, store, log := newTestStore(t)
+			c, err := store.Command("Bad", nil)
+			require.NoError(t, err)
+
+			mem.Set("hystrix.command.Bad."+tc.name, tc.value)
+			assert.Equal(t, tc.old, tc.read(c), "previous value stays in force")
+			errs := log.take()
+			require.Len(t, errs, 1)
+			assert.ErrorIs(t, errs[0], ErrInvalidValue)
+			assert.ErrorContains(t, errs[0], tc.reason)
+			assert.ErrorContains(t, errs[0], `"`+tc.value+`"`)
+			var pe *PropertyError
+			require.True(t, errors.As(errs[0], &pe))
+			assert.Equal(t, "hystrix.command.Bad."+tc.name, pe.Name)
+			assert.Equal(t, tc.value, pe.Value)
+			assert.False(t, pe.InCode)
+		})
+	}
+}
+
+func TestInvalidDynamicMessageNamesProperty(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	c, err := store.Command("Msg", Overrides{timeoutName: "700"})
+	require.NoError(t, err)
+	mem.Set("hystrix.command.Msg."+timeoutName, "abc")
+	assert.Equal(t, 700*time.Millisecond, c.ExecutionTimeout.Get())
+	errs := log.take()
+	require.Len(t, errs, 1)
+	assert.EqualError(t, errs[0],
+		`config: hystrix.command.Msg.execution.isolation.thread.timeoutInMilliseconds: invalid value "abc": not a 32-bit integer`)
+
+	mem.Set("hystrix.command.default."+timeoutName, "-1")
+	assert.Empty(t, log.take(), "a default shadowed by the in-code value is not even read")
+
+	mem.Set("hystrix.command.Msg."+timeoutName, "250")
+	assert.Equal(t, 250*time.Millisecond, c.ExecutionTimeout.Get(), "a later valid value applies")
+	assert.Empty(t, log.take())
+}
+
+func TestInvalidValueKeepsPreviousDynamicValue(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	c, err := store.Command("Keep", nil)
+	require.NoError(t, err)
+	mem.Set("hystrix.command.Keep."+timeoutName, "300")
+	mem.Set("hystrix.command.Keep."+timeoutName, "-300")
+	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Len(t, log.take(), 1)
+}
+
+func TestInvalidDynamicValueAtCreation(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	mem.SetAll(map[string]string{
+		"hystrix.command.default." + timeoutName:           "-1",
+		"hystrix.command.New.circuitBreaker.forceOpen":     "maybe",
+		"hystrix.command.default.circuitBreaker.forceOpen": "true",
+	})
+	require.Empty(t, log.take(), "no key yet, nothing to resolve")
+	c, err := store.Command("New", Overrides{"circuitBreaker.forceOpen": "false"})
+	require.NoError(t, err, "bad dynamic values are no in-code error")
+	assert.Equal(t, time.Second, c.ExecutionTimeout.Get(), "built-in default")
+	assert.False(t, c.CircuitBreakerForceOpen.Get(), "the value set in code")
+	errs := log.take()
+	require.Len(t, errs, 2)
+	assert.ErrorContains(t, errs[0], `hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds: invalid value "-1"`)
+	assert.ErrorContains(t, errs[1], `hystrix.command.New.circuitBreaker.forceOpen: invalid value "maybe"`)
+}
+
+func TestBadValueReportedOnce(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	_, err := store.Command("Once", nil)
+	require.NoError(t, err)
+	mem.Set("hystrix.command.Once."+timeoutName, "x")
+	mem.Set("hystrix.command.Once.fallback.enabled", "false")
+	assert.Len(t, log.take(), 1, "an unrelated change does not repeat the report")
+	mem.Set("hystrix.command.Once."+timeoutName, "y")
+	assert.Len(t, log.take(), 1, "a different bad value is reported")
+}
+
+func TestCrossCheckAppliesPairTogether(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	c, err := store.Command("Pair", nil)
+	require.NoError(t, err)
+	mem.SetAll(map[string]string{
+		"hystrix.command.Pair.metrics.rollingStats.timeInMilliseconds": "7000",
+		"hystrix.command.Pair.metrics.rollingStats.numBuckets":         "7",
+	})
+	assert.Equal(t, 7*time.Second, c.RollingStatsWindow.Get())
+	assert.Equal(t, 7, c.RollingStatsBuckets.Get())
+	assert.Empty(t, log.take())
+
+	mem.Set("hystrix.command.Pair.metrics.rollingStats.numBuckets", "3")
+	assert.Equal(t, 7*time.Second, c.RollingStatsWindow.Get())
+	assert.Equal(t, 7, c.RollingStatsBuckets.Get(), "both keep their previous values")
+	assert.Len(t, log.take(), 1)
+
+	mem.Set("hystrix.command.Pair.metrics.rollingStats.timeInMilliseconds", "9000")
+	assert.Equal(t, 9*time.Second, c.RollingStatsWindow.Get(), "the sources now hold a valid pair")
+	assert.Equal(t, 3, c.RollingStatsBuckets.Get())
+	assert.Empty(t, log.take())
+}
+
+func TestThreadPoolSizes(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	p, err := store.ThreadPool("Sizes", Overrides{"coreSize": "4", "maximumSize": "8"})
+	require.NoError(t, err)
+	assert.Equal(t, 4, p.EffectiveMaximumSize(), "maximumSize ignored unless allowed to diverge")
+
+	mem.Set("hystrix.threadpool.Sizes.allowMaximumSizeToDivergeFromCoreSize", "true")
+	assert.Equal(t, 8, p.EffectiveMaximumSize())
+	mem.Set("hystrix.threadpool.Sizes.maximumSize", "2")
+	assert.Equal(t, 4, p.EffectiveMaximumSize(), "max(core, maximum)")
+
+	mem.Set("hystrix.threadpool.Sizes.coreSize", "0")
+	assert.Equal(t, 0, p.CoreSize.Get())
+	assert.Equal(t, 2, p.EffectiveMaximumSize(), "an elastic pool with no core workers")
+	assert.Empty(t, log.take())
+
+	mem.Set("hystrix.threadpool.Sizes.allowMaximumSizeToDivergeFromCoreSize", "false")
+	assert.True(t, p.AllowMaximumSizeToDivergeFromCoreSize.Get(), "would leave no worker: rejected")
+	errs := log.take()
+	require.Len(t, errs, 1)
+	assert.ErrorContains(t, errs[0], "hystrix.threadpool.Sizes.coreSize")
+	assert.ErrorContains(t, errs[0], "effective maximum pool size is 0")
+
+	mem.Set("hystrix.threadpool.Sizes.maxQueueSize", "-2")
+	assert.Equal(t, -1, p.MaxQueueSize.Get())
+	mem.Set("hystrix.threadpool.Sizes.keepAliveTimeMinutes", "-1")
+	assert.Equal(t, time.Minute, p.KeepAlive.Get())
+	mem.Set("hystrix.threadpool.Sizes.metrics.rollingStats.timeInMilliseconds", "999")
+	assert.Equal(t, 10*time.Second, p.RollingStatsWindow.Get())
+	assert.Len(t, log.take(), 3)
+}
+
+func TestCollapserValidation(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	c, err := store.Collapser("Col", nil)
+	require.NoError(t, err)
+	mem.SetAll(map[string]string{
+		"hystrix.collapser.Col.maxRequestsInBatch":                   "-1",
+		"hystrix.collapser.Col.timerDelayInMilliseconds":             "0",
+		"hystrix.collapser.Col.metrics.rollingPercentile.numBuckets": "7",
+	})
+	assert.Equal(t, 0, c.MaxRequestsInBatch.Get())
+	assert.Equal(t, 10*time.Millisecond, c.TimerDelay.Get())
+	assert.Equal(t, 6, c.RollingPercentileBuckets.Get())
+	assert.Len(t, log.take(), 3)
+}
+
+func TestCloseStopsUpdates(t *testing.T) {
+	mem := NewMemorySource()
+	store := NewStore(mem)
+	c, err := store.Command("Closed", nil)
+	require.NoError(t, err)
+	store.Close()
+	store.Close()
+	mem.Set("hystrix.command.Closed."+timeoutName, "5")
+	assert.Equal(t, time.Second, c.ExecutionTimeout.Get())
+	assert.Equal(t, 0, len(mem.subs), "subscription cancelled")
+}
+
+func TestOnErrorCancel(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	_, err := store.Command("Cancel", nil)
+	require.NoError(t, err)
+	var n int
+	cancel := store.OnError(func(error) { n++ })
+	mem.Set("hystrix.command.Cancel."+timeoutName, "x")
+	cancel()
+	mem.Set("hystrix.command.Cancel."+timeoutName, "y")
+	assert.Equal(t, 1, n)
+	assert.Len(t, log.take(), 2)
+}
+
+func TestConcurrentSetAndGet(t *testing.T) {
+	mem, store, _ := newTestStore(t)
+	c, err := store.Command("Race", nil)
+	require.NoError(t, err)
+	var readers, writers sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				d := c.ExecutionTimeout.Get()
+				if d != time.Second && d != 100*time.Millisecond && d != 200*time.Millisecond {
+					t.Errorf("unexpected timeout %v", d)
+					return
+				}
+				_ = c.Settings()
+			}
+		})
+	}
+	for i := range 4 {
+		writers.Go(func() {
+			for j := range 200 {
+				mem.Set("hystrix.command.Race."+timeoutName, []string{"100", "200"}[(i+j)%2])
+				if _, err := store.Command("Race2", nil); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+	mem.Set("hystrix.command.Race."+timeoutName, "100")
+	assert.Equal(t, 100*time.Millisecond, c.ExecutionTimeout.Get())
+}
+
+func TestInvalidValueLoggedWithSlog(t *testing.T) {
+	var buf syncBuffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	defer slog.SetDefault(prev)
+
+	mem, store, _ := newTestStore(t)
+	_, err := store.Command("Logged", nil)
+	require.NoError(t, err)
+	mem.Set("hystrix.command.Logged.circuitBreaker.errorThresholdPercentage", "120")
+	out := buf.String()
+	assert.Contains(t, out, "level=WARN")
+	assert.Contains(t, out, "property=hystrix.command.Logged.circuitBreaker.errorThresholdPercentage")
+	assert.Contains(t, out, "value=120")
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
