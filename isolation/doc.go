@@ -1,0 +1,35 @@
+// Package isolation holds Hystrix's two isolation mechanisms, usable and testable on their
+// own: the execution semaphore (SEMAPHORE strategy) and the goroutine pool per thread-pool
+// key (THREAD strategy).
+//
+// Semaphore is a lock-free, non-blocking counting semaphore whose limit is a live
+// config.Property[int]: TryAcquire reads the limit on every call, so changes apply at once
+// (downward too). The command package makes one per command key for execution and one for
+// fallback, and Releases each permit exactly once in its terminal cleanup.
+//
+// Pool is the goroutine pool of one thread-pool key, with the semantics Hystrix gets from
+// java.util.concurrent.ThreadPoolExecutor: coreSize, maximumSize (only with
+// allowMaximumSizeToDivergeFromCoreSize), maxQueueSize (-1: hand-off only) and the dynamic
+// queueSizeRejectionThreshold. Submit never blocks: it accepts the task or returns a
+// *RejectedError matching ErrRejected, which the command turns into THREAD_POOL_REJECTED.
+// PoolGauges carries the ThreadPoolExecutor gauges for metrics and the dashboard.
+// PoolRegistry makes one Pool per key from a config.Store (fresh per test, or Default).
+//
+// Data flow of a THREAD-isolated task:
+//
+//	command ──Submit(task)──▶ Pool (mutex held for a few field updates only)
+//	                            │ closed? ─────────────────────────────▶ ErrClosed (+ErrRejected)
+//	                            │ queue len >= threshold (queue mode) ─▶ ErrRejected
+//	                            ├─ idle worker? ── pop LIFO ── task ──▶ worker chan (cap 1) ─┐
+//	                            ├─ workers < core? ── start worker ──────────────────────────┤
+//	                            ├─ queue mode, room? ── FIFO ring ◀── workers pull ──────────┤
+//	                            ├─ workers < effective max? ── start worker ─────────────────┤
+//	                            └─ else ───────────────────────────────────▶ ErrRejected      │
+//	                                                                                          ▼
+//	worker goroutine: run task (panics recovered, slog) ─▶ next: queued task, else park idle
+//	                  idle above core for keepAlive ◀── one reaper timer per pool (clock.Clock)
+//
+// Workers start lazily. A task handed to an idle worker costs no allocation; a new worker
+// costs a goroutine, a channel and a small struct. Close rejects new tasks, lets running and
+// queued ones finish, and returns when every worker goroutine has exited.
+package isolation

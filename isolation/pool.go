@@ -1,0 +1,211 @@
+package isolation
+
+import (
+	"sync"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
+)
+
+// Pool is the goroutine pool of one thread-pool key: Hystrix's thread pool, with the
+// semantics of java.util.concurrent.ThreadPoolExecutor as Hystrix configures it.
+//
+// Submit hands a task to an idle worker if there is one; else starts a worker if fewer than
+// coreSize run; else queues it (only when maxQueueSize > 0); else starts a worker if fewer
+// than the effective maximum size run; else rejects. With a queue, a Submit is also
+// rejected while the queue holds queueSizeRejectionThreshold tasks or more. Submit never
+// blocks.
+//
+// Dynamic: coreSize, maximumSize, allowMaximumSizeToDivergeFromCoreSize,
+// queueSizeRejectionThreshold and keepAlive are re-read on every Submit and whenever a
+// worker goes idle. Lowering the maximum retires surplus workers when they finish their
+// task (idle ones at the next Submit); lowering coreSize lets idle workers above it retire
+// keepAlive after the pool notices (next Submit, task end or reaper run). maxQueueSize is
+// fixed at creation (Hystrix cannot resize its queue either); queueSizeRejectionThreshold
+// is the dynamic knob for the queue.
+//
+// Workers are started lazily, and an idle worker is always preferred to a new one (a
+// ThreadPoolExecutor starts a new thread below coreSize even when others are idle; whether
+// a task is accepted is the same). Workers above coreSize exit once idle for keepAlive,
+// timed by the pool's clock.Clock with one timer per pool; the others stay until Close.
+//
+// A panicking task is recovered, logged with log/slog and counted as completed; the worker
+// goes on. A Pool is safe for concurrent use.
+type Pool struct {
+	key    string
+	set    poolSettings
+	clk    clock.Clock
+	rej    rejections
+	reapFn func()
+	done   sync.WaitGroup // one per worker goroutine
+
+	mu        sync.Mutex
+	idle      []*worker // idle workers, longest idle first (LIFO reuse keeps few workers warm)
+	core      int       // the coreSize adapt last saw
+	queue     taskQueue
+	workers   int // started and not yet retired: PoolSize
+	active    int // workers holding a task: ActiveCount
+	largest   int
+	completed int64
+	accepted  int64
+	closed    bool
+	reaper    clock.Timer // armed while idle workers above coreSize may need to retire
+}
+
+// PoolGauges are a Pool's gauges, read together under the pool's lock, with the meanings
+// java.util.concurrent.ThreadPoolExecutor gives them.
+type PoolGauges struct {
+	// ActiveCount is the number of workers running a task.
+	ActiveCount int
+	// QueueSize is the number of tasks waiting in the queue.
+	QueueSize int
+	// PoolSize is the number of workers, busy or idle.
+	PoolSize int
+	// LargestPoolSize is the largest PoolSize the pool has had.
+	LargestPoolSize int
+	// CorePoolSize is the current coreSize.
+	CorePoolSize int
+	// MaximumPoolSize is the current effective maximum size.
+	MaximumPoolSize int
+	// CompletedTaskCount is the number of tasks that finished (panicked ones included).
+	CompletedTaskCount int64
+	// TaskCount is the number of tasks ever accepted by Submit.
+	TaskCount int64
+}
+
+// NewPool returns the pool of thread-pool key with properties p (see config.Store.ThreadPool)
+// on clock clk. No worker starts before the first Submit. It panics if p or clk is nil.
+func NewPool(key string, p *config.ThreadPoolProperties, clk clock.Clock) *Pool {
+	if p == nil || clk == nil {
+		panic("isolation: NewPool with nil properties or clock")
+	}
+	return newPool(key, settingsFrom(p), clk)
+}
+
+func newPool(key string, set poolSettings, clk clock.Clock) *Pool {
+	p := &Pool{
+		key:   key,
+		set:   set,
+		clk:   clk,
+		rej:   newRejections(key, set.maxQueueSize > 0),
+		queue: newTaskQueue(max(set.maxQueueSize, 0)),
+	}
+	p.core, _ = set.sizes()
+	p.reapFn = p.reap
+	return p
+}
+
+// Key returns the thread-pool key.
+func (p *Pool) Key() string { return p.key }
+
+// Submit runs task on a worker of the pool, or returns an error matching ErrRejected (a
+// *RejectedError naming the pool and the reason; also ErrClosed after Close) without
+// running it. It never blocks. Submit panics if task is nil.
+func (p *Pool) Submit(task func()) error {
+	if task == nil {
+		panic("isolation: Submit of a nil task")
+	}
+	core, maxSize := p.set.sizes()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return p.rej.closed
+	}
+	if p.adapt(core, maxSize) {
+		p.armReaper()
+	}
+	if p.set.maxQueueSize > 0 && p.queue.len() >= p.set.queueSizeRejectionThreshold.Get() {
+		p.mu.Unlock()
+		return p.rej.threshold
+	}
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		p.active++
+		p.accepted++
+		p.mu.Unlock()
+		w.tasks <- task // buffered and empty: the worker was idle and only we hold it now
+		return nil
+	}
+	switch {
+	case p.workers < core:
+		p.start(task)
+	case p.workers > 0 && p.queue.push(task):
+	case p.workers < maxSize:
+		p.start(task)
+	default:
+		p.mu.Unlock()
+		return p.rej.full
+	}
+	p.accepted++
+	p.mu.Unlock()
+	return nil
+}
+
+// Gauges returns the pool's gauges.
+func (p *Pool) Gauges() PoolGauges {
+	core, maxSize := p.set.sizes()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return PoolGauges{
+		ActiveCount:        p.active,
+		QueueSize:          p.queue.len(),
+		PoolSize:           p.workers,
+		LargestPoolSize:    p.largest,
+		CorePoolSize:       core,
+		MaximumPoolSize:    maxSize,
+		CompletedTaskCount: p.completed,
+		TaskCount:          p.accepted,
+	}
+}
+
+// Close stops the pool: from then on Submit rejects (ErrClosed); running and queued tasks
+// still run to the end; Close returns once every worker goroutine has exited. It is
+// idempotent and safe to call concurrently; it must not be called from inside a task of
+// the same pool (it would wait for itself).
+func (p *Pool) Close() {
+	p.shutdown()
+	p.done.Wait()
+}
+
+// shutdown is the non-waiting half of Close: reject from now on, retire the idle workers,
+// stop the reaper.
+func (p *Pool) shutdown() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	p.retire(len(p.idle))
+	if p.reaper != nil {
+		p.reaper.Stop()
+		p.reaper = nil
+	}
+}
+
+// adapt applies the current sizes to the idle workers after a dynamic change: idle workers
+// above the maximum retire at once, and when coreSize went down, idle workers now above it
+// start their keepAlive. It reports whether idle workers above coreSize wait for the
+// reaper. p.mu is held.
+func (p *Pool) adapt(core, maxSize int) bool {
+	if n := min(p.workers-maxSize, len(p.idle)); n > 0 {
+		p.retire(n)
+	}
+	above := p.workers > core && len(p.idle) > 0
+	if above && core < p.core {
+		now := p.clk.Now()
+		for _, w := range p.idle {
+			if w.idleSince.IsZero() {
+				w.idleSince = now
+			}
+		}
+	}
+	p.core = core
+	return above
+}
+
+// keepAlive returns the idle time after which a worker above coreSize retires.
+func (p *Pool) keepAlive() time.Duration { return max(p.set.keepAlive.Get(), 0) }

@@ -1,0 +1,98 @@
+package isolation
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
+)
+
+// PoolRegistry holds one Pool per thread-pool key, made on first use with the key's
+// config.ThreadPoolProperties. Make a fresh one per test with NewPoolRegistry; Default is
+// the process-wide one. It is safe for concurrent use.
+type PoolRegistry struct {
+	props *config.Store
+	clk   clock.Clock
+	pools atomic.Pointer[map[string]*Pool] // copy on write: Get reads it without locking
+
+	mu     sync.Mutex // serialises creation and Close
+	closed atomic.Bool
+}
+
+// NewPoolRegistry returns an empty registry whose pools take their properties from props
+// and their time from clk.
+func NewPoolRegistry(props *config.Store, clk clock.Clock) *PoolRegistry {
+	r := &PoolRegistry{props: props, clk: clk}
+	r.pools.Store(&map[string]*Pool{})
+	return r
+}
+
+var defaultRegistry = sync.OnceValue(func() *PoolRegistry {
+	return NewPoolRegistry(config.Default(), clock.System())
+})
+
+// Default returns the process-wide registry (over config.Default and clock.System), made
+// on first use. Closing it is final.
+func Default() *PoolRegistry { return defaultRegistry() }
+
+// Get returns the pool of key, making it on the first call with the key's thread-pool
+// properties (inCode: the values set in code; as in config.Store, the first creation
+// wins). The fast path, a pool that exists, is an atomic load and a map lookup: no lock,
+// no allocation. A config error is returned wrapped; after Close, Get returns ErrClosed.
+func (r *PoolRegistry) Get(key string, inCode config.Overrides) (*Pool, error) {
+	if r.closed.Load() {
+		return nil, r.errClosed(key)
+	}
+	if p := (*r.pools.Load())[key]; p != nil {
+		return p, nil
+	}
+	props, err := r.props.ThreadPool(key, inCode)
+	if err != nil {
+		return nil, fmt.Errorf("isolation: thread pool %q: %w", key, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed.Load() {
+		return nil, r.errClosed(key)
+	}
+	pools := *r.pools.Load()
+	if p := pools[key]; p != nil {
+		return p, nil
+	}
+	p := NewPool(key, props, r.clk)
+	next := maps.Clone(pools)
+	next[key] = p
+	r.pools.Store(&next)
+	return p, nil
+}
+
+func (r *PoolRegistry) errClosed(key string) error {
+	return fmt.Errorf("isolation: thread pool %q: registry %w", key, ErrClosed)
+}
+
+// Pools returns every pool made so far, sorted by key (closed ones included after Close).
+func (r *PoolRegistry) Pools() []*Pool {
+	pools := slices.Collect(maps.Values(*r.pools.Load()))
+	slices.SortFunc(pools, func(a, b *Pool) int { return cmp.Compare(a.key, b.key) })
+	return pools
+}
+
+// Close closes every pool (all stop accepting at once, then Close waits for each, see
+// Pool.Close) and makes later Gets fail with ErrClosed. It is idempotent.
+func (r *PoolRegistry) Close() {
+	r.mu.Lock()
+	r.closed.Store(true)
+	pools := *r.pools.Load()
+	r.mu.Unlock()
+	for _, p := range pools {
+		p.shutdown()
+	}
+	for _, p := range pools {
+		p.done.Wait()
+	}
+}

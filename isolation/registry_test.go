@@ -1,0 +1,149 @@
+package isolation_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/isolation"
+)
+
+// newRegistry returns a registry over a fresh store with a memory source, closed at the
+// end of the test.
+func newRegistry(t *testing.T) (*isolation.PoolRegistry, *config.MemorySource) {
+	src := config.NewMemorySource()
+	store := config.NewStore(src)
+	t.Cleanup(store.Close)
+	r := isolation.NewPoolRegistry(store, clock.NewFake(time.Unix(0, 0)))
+	t.Cleanup(r.Close)
+	return r, src
+}
+
+// block submits a task that runs until the returned func is called (at the latest at the
+// end of the test) and waits for it to start.
+func block(t *testing.T, p *isolation.Pool) (free func()) {
+	t.Helper()
+	started, release := make(chan struct{}), make(chan struct{})
+	require.NoError(t, p.Submit(func() { close(started); <-release }))
+	<-started
+	done := false
+	free = func() {
+		if !done {
+			done = true
+			close(release)
+		}
+	}
+	t.Cleanup(free)
+	return free
+}
+
+func TestPoolRegistryGetOrCreatePerKey(t *testing.T) {
+	r, _ := newRegistry(t)
+	b, err := r.Get("B", nil)
+	require.NoError(t, err)
+	a, err := r.Get("A", nil)
+	require.NoError(t, err)
+	again, err := r.Get("A", config.Overrides{"coreSize": "1"})
+	require.NoError(t, err)
+
+	assert.Same(t, a, again, "one pool per key; the first creation wins")
+	assert.NotSame(t, a, b)
+	assert.Equal(t, "A", a.Key())
+	assert.Equal(t, []*isolation.Pool{a, b}, r.Pools(), "sorted by key")
+	g := a.Gauges()
+	assert.Equal(t, 10, g.CorePoolSize, "Hystrix default coreSize")
+	assert.Equal(t, 10, g.MaximumPoolSize)
+}
+
+func TestPoolRegistryUsesInCodeOverrides(t *testing.T) {
+	r, _ := newRegistry(t)
+	p, err := r.Get("small", config.Overrides{"coreSize": "1"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.Gauges().CorePoolSize)
+	block(t, p)
+	require.ErrorIs(t, p.Submit(func() {}), isolation.ErrRejected, "hand-off only by default")
+}
+
+func TestPoolRegistryRejectsBadConfig(t *testing.T) {
+	r, _ := newRegistry(t)
+	_, err := r.Get("bad", config.Overrides{"noSuchProperty": "1"})
+	require.ErrorIs(t, err, config.ErrUnknownProperty)
+	assert.Contains(t, err.Error(), `"bad"`)
+	assert.Empty(t, r.Pools())
+}
+
+func TestPoolPropertiesAreDynamic(t *testing.T) {
+	r, src := newRegistry(t)
+	src.SetAll(map[string]string{
+		"hystrix.threadpool.dyn.coreSize":                    "1",
+		"hystrix.threadpool.dyn.maxQueueSize":                "10",
+		"hystrix.threadpool.dyn.queueSizeRejectionThreshold": "1",
+	})
+	p, err := r.Get("dyn", nil)
+	require.NoError(t, err)
+	block(t, p)
+	require.NoError(t, p.Submit(func() {}))
+	require.ErrorIs(t, p.Submit(func() {}), isolation.ErrRejected, "threshold 1 reached")
+
+	src.Set("hystrix.threadpool.dyn.queueSizeRejectionThreshold", "3")
+	require.NoError(t, p.Submit(func() {}))
+	src.Set("hystrix.threadpool.dyn.coreSize", "2") // a second worker starts before queueing
+	block(t, p)
+	assert.Equal(t, isolation.PoolGauges{ActiveCount: 2, QueueSize: 2, PoolSize: 2, LargestPoolSize: 2,
+		CorePoolSize: 2, MaximumPoolSize: 2, TaskCount: 4}, p.Gauges())
+}
+
+func TestPoolRegistryCloseClosesEveryPool(t *testing.T) {
+	r, _ := newRegistry(t)
+	a, err := r.Get("A", nil)
+	require.NoError(t, err)
+	b, err := r.Get("B", nil)
+	require.NoError(t, err)
+	freeA := block(t, a)
+	ran := make(chan struct{})
+	require.NoError(t, b.Submit(func() { close(ran) }))
+	<-ran
+
+	closed := make(chan struct{})
+	go func() {
+		r.Close()
+		close(closed)
+	}()
+	require.Eventually(t, func() bool { return errors.Is(b.Submit(func() {}), isolation.ErrClosed) }, time.Second, 100*time.Microsecond)
+	require.ErrorIs(t, a.Submit(func() {}), isolation.ErrClosed, "all pools stop accepting at once")
+	freeA()
+	<-closed
+	assert.Zero(t, a.Gauges().PoolSize)
+	assert.Zero(t, b.Gauges().PoolSize)
+	_, err = r.Get("A", nil)
+	require.ErrorIs(t, err, isolation.ErrClosed)
+	assert.Len(t, r.Pools(), 2)
+	r.Close() // idempotent
+}
+
+func TestDefaultRegistryIsProcessWide(t *testing.T) {
+	assert.Same(t, isolation.Default(), isolation.Default())
+}
+
+func TestSemaphoreFollowsItsConfigProperty(t *testing.T) {
+	src := config.NewMemorySource()
+	store := config.NewStore(src)
+	t.Cleanup(store.Close)
+	cp, err := store.Command("cmd", config.Overrides{"execution.isolation.semaphore.maxConcurrentRequests": "1"})
+	require.NoError(t, err)
+	s := isolation.NewSemaphore(cp.ExecutionMaxConcurrentRequests)
+
+	require.True(t, s.TryAcquire())
+	require.False(t, s.TryAcquire())
+	src.Set("hystrix.command.cmd.execution.isolation.semaphore.maxConcurrentRequests", "2")
+	require.True(t, s.TryAcquire(), "the new limit applies at once")
+	assert.Equal(t, 2, s.InUse())
+	s.Release()
+	s.Release()
+	assert.Panics(t, func() { isolation.NewSemaphore(nil) })
+}
