@@ -1,0 +1,99 @@
+package metrics
+
+// EventCounts is the set of events of one execution, with a count for the types that can
+// occur more than once (EMIT, FALLBACK_EMIT, COLLAPSED). It is a small value type: Add
+// returns a new value and nothing allocates. The zero value is empty.
+type EventCounts struct {
+	set          uint32
+	emit         int32
+	fallbackEmit int32
+	collapsed    int32
+}
+
+// Add returns c with n more events of type e. For a type without a count (every type but
+// EMIT, FALLBACK_EMIT and COLLAPSED) any n > 0 marks it present; n <= 0 changes nothing.
+func (c EventCounts) Add(e EventType, n int) EventCounts {
+	if n <= 0 || int(e) >= NumEventTypes {
+		return c
+	}
+	c.set |= 1 << e
+	switch e {
+	case Emit:
+		c.emit += int32(n)
+	case FallbackEmit:
+		c.fallbackEmit += int32(n)
+	case Collapsed:
+		c.collapsed += int32(n)
+	}
+	return c
+}
+
+// Count returns how many events of type e the set holds: the count for EMIT,
+// FALLBACK_EMIT and COLLAPSED, else 1 if present and 0 if not.
+func (c EventCounts) Count(e EventType) int {
+	switch e {
+	case Emit:
+		return int(c.emit)
+	case FallbackEmit:
+		return int(c.fallbackEmit)
+	case Collapsed:
+		return int(c.collapsed)
+	}
+	if c.Contains(e) {
+		return 1
+	}
+	return 0
+}
+
+// Contains reports whether e is in the set.
+func (c EventCounts) Contains(e EventType) bool {
+	return int(e) < NumEventTypes && c.set&(1<<e) != 0
+}
+
+// ContainsAny reports whether any of the given types is in the set.
+func (c EventCounts) ContainsAny(types ...EventType) bool {
+	for _, e := range types {
+		if c.Contains(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsEmpty reports whether the set holds no event.
+func (c EventCounts) IsEmpty() bool { return c.set == 0 }
+
+// Events returns the types in the set in Hystrix order, each once (for logs; it allocates).
+func (c EventCounts) Events() []EventType {
+	var out []EventType
+	for e := EventType(0); int(e) < NumEventTypes; e++ {
+		if c.Contains(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// String formats the set like Hystrix's request log: "[EMITx3, SUCCESS]".
+func (c EventCounts) String() string {
+	buf := make([]byte, 0, 64)
+	buf = append(buf, '[')
+	for i, e := range c.Events() {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = append(buf, e.String()...)
+		if n := c.Count(e); e.isCounted() && n > 1 {
+			buf = append(buf, 'x')
+			buf = appendInt(buf, n)
+		}
+	}
+	return string(append(buf, ']'))
+}
+
+func appendInt(buf []byte, n int) []byte {
+	if n >= 10 {
+		buf = appendInt(buf, n/10)
+	}
+	return append(buf, byte('0'+n%10))
+}

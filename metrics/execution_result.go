@@ -1,0 +1,108 @@
+package metrics
+
+import "time"
+
+// ExecutionResult is the immutable record of one command execution (REFERENCE §4): its
+// events (with counts for EMIT, FALLBACK_EMIT and COLLAPSED), start time, execution
+// latency (run only) and total latency, the error run failed with, the error the caller
+// got, and whether run executed and whether on a pool goroutine.
+//
+// It is a value: the With methods return a changed copy and never allocate. The zero
+// value is an empty result. EXCEPTION_THROWN is not stored: metrics derive it from the
+// exception-producing events (see EventType.IsExceptionProducing).
+type ExecutionResult struct {
+	events           EventCounts
+	executed         bool
+	executedInThread bool
+	startTime        time.Time
+	executionLatency time.Duration
+	totalLatency     time.Duration
+	failedErr        error
+	executionErr     error
+}
+
+// WithEvent returns r with one more event of type e.
+func (r ExecutionResult) WithEvent(e EventType) ExecutionResult {
+	r.events = r.events.Add(e, 1)
+	return r
+}
+
+// WithEventCount returns r with n more events of type e (n > 1 matters only for EMIT,
+// FALLBACK_EMIT and COLLAPSED).
+func (r ExecutionResult) WithEventCount(e EventType, n int) ExecutionResult {
+	r.events = r.events.Add(e, n)
+	return r
+}
+
+// WithStartTime returns r with the time the command was invoked.
+func (r ExecutionResult) WithStartTime(t time.Time) ExecutionResult {
+	r.startTime = t
+	return r
+}
+
+// WithExecutionLatency returns r with the duration of run (or construct) alone.
+func (r ExecutionResult) WithExecutionLatency(d time.Duration) ExecutionResult {
+	r.executionLatency = d
+	return r
+}
+
+// WithTotalLatency returns r with the duration from invocation to the terminal event as
+// the caller saw it (fallback included).
+func (r ExecutionResult) WithTotalLatency(d time.Duration) ExecutionResult {
+	r.totalLatency = d
+	return r
+}
+
+// WithFailedExecutionError returns r with the error run failed with.
+func (r ExecutionResult) WithFailedExecutionError(err error) ExecutionResult {
+	r.failedErr = err
+	return r
+}
+
+// WithExecutionError returns r with the error the caller got.
+func (r ExecutionResult) WithExecutionError(err error) ExecutionResult {
+	r.executionErr = err
+	return r
+}
+
+// WithExecuted returns r marked as executed (run started; it counts in the latency
+// distributions and its MarkComplete ends the concurrency a MarkStart began), on a pool
+// goroutine when inThread.
+func (r ExecutionResult) WithExecuted(inThread bool) ExecutionResult {
+	r.executed = true
+	r.executedInThread = inThread
+	return r
+}
+
+// Events returns the recorded events.
+func (r ExecutionResult) Events() EventCounts { return r.events }
+
+// OrderedEvents returns the recorded event types in Hystrix order (for logs; it allocates).
+func (r ExecutionResult) OrderedEvents() []EventType { return r.events.Events() }
+
+// Contains reports whether the result holds an event of type e.
+func (r ExecutionResult) Contains(e EventType) bool { return r.events.Contains(e) }
+
+// StartTime returns when the command was invoked.
+func (r ExecutionResult) StartTime() time.Time { return r.startTime }
+
+// ExecutionLatency returns the duration of run alone.
+func (r ExecutionResult) ExecutionLatency() time.Duration { return r.executionLatency }
+
+// TotalLatency returns the duration as the caller saw it.
+func (r ExecutionResult) TotalLatency() time.Duration { return r.totalLatency }
+
+// FailedExecutionError returns the error run failed with, or nil.
+func (r ExecutionResult) FailedExecutionError() error { return r.failedErr }
+
+// ExecutionError returns the error the caller got, or nil.
+func (r ExecutionResult) ExecutionError() error { return r.executionErr }
+
+// Executed reports whether run started.
+func (r ExecutionResult) Executed() bool { return r.executed }
+
+// ExecutedInThread reports whether run started on a pool goroutine.
+func (r ExecutionResult) ExecutedInThread() bool { return r.executedInThread }
+
+// IsSuccessful reports whether the execution succeeded (SUCCESS recorded).
+func (r ExecutionResult) IsSuccessful() bool { return r.events.Contains(Success) }

@@ -1,0 +1,27 @@
+package metrics
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestGoroutinesAreFixed: a registry runs the same few goroutines with 0 or 2,000 keys.
+func TestGoroutinesAreFixed(t *testing.T) {
+	before := runtime.NumGoroutine()
+	e := newEnv(t)
+	withRegistry := runtime.NumGoroutine()
+	for i := range 2000 {
+		m := e.r.CommandFor(string(rune(0x4e00+i)), nil)
+		m.MarkStart()
+		m.MarkComplete(result(Success).WithExecuted(false))
+		e.r.ThreadPoolFor(string(rune(0x4e00+i)), nil).MarkStart()
+	}
+	e.advance(time.Second)
+	// at most: goroutines of earlier tests' Close may still be exiting
+	assert.LessOrEqual(t, runtime.NumGoroutine(), withRegistry)
+	t.Logf("registry goroutines: %d", withRegistry-before)
+	assert.LessOrEqual(t, withRegistry-before, 3)
+}

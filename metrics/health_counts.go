@@ -1,0 +1,40 @@
+package metrics
+
+// HealthCounts is the rolling health of one command key (REFERENCE §5):
+// TotalRequests = SUCCESS + FAILURE + TIMEOUT + THREAD_POOL_REJECTED + SEMAPHORE_REJECTED,
+// ErrorCount = TotalRequests - SUCCESS, ErrorPercentage = ErrorCount*100/TotalRequests
+// (integer part; 0 when TotalRequests is 0). SHORT_CIRCUITED, BAD_REQUEST, cache hits and
+// fallback events do not count; a fallback outcome counts through the failure before it.
+type HealthCounts struct {
+	TotalRequests   int64
+	ErrorCount      int64
+	ErrorPercentage int
+}
+
+// NewHealthCounts returns the health counts for the given totals, with the percentage
+// computed as Hystrix does.
+func NewHealthCounts(total, errors int64) HealthCounts {
+	h := HealthCounts{TotalRequests: total, ErrorCount: errors}
+	if total > 0 {
+		h.ErrorPercentage = int(errors * 100 / total)
+	}
+	return h
+}
+
+// Plus returns h with the events of one execution added.
+func (h HealthCounts) Plus(c EventCounts) HealthCounts {
+	total, errs := healthOf(c)
+	return NewHealthCounts(h.TotalRequests+int64(total), h.ErrorCount+int64(errs))
+}
+
+// healthOf returns the health total and error contribution of one execution's events.
+func healthOf(c EventCounts) (total, errs uint32) {
+	const errMask = 1<<Failure | 1<<Timeout | 1<<ThreadPoolRejected | 1<<SemaphoreRejected
+	if c.set&(1<<Success) != 0 {
+		total++
+	}
+	for m := c.set & errMask; m != 0; m &= m - 1 {
+		errs++
+	}
+	return total + errs, errs
+}

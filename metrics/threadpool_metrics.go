@@ -1,0 +1,91 @@
+package metrics
+
+import "sync/atomic"
+
+// ThreadPoolGauges are the live gauges of one goroutine pool, as its owner reports them
+// (Hystrix: active, queue size, pool size, largest, core, maximum, completed, task count).
+type ThreadPoolGauges struct {
+	ActiveCount        int
+	QueueSize          int
+	PoolSize           int
+	LargestPoolSize    int
+	CorePoolSize       int
+	MaximumPoolSize    int
+	CompletedTaskCount int64
+	TaskCount          int64
+}
+
+// ThreadPoolMetrics are the metrics of one thread-pool key: EXECUTED and REJECTED rolling
+// and cumulative counts, the rolling maximum of active executions, and the pool's gauges.
+type ThreadPoolMetrics struct {
+	s      *series
+	gauges atomic.Pointer[func() ThreadPoolGauges]
+}
+
+// Key returns the thread-pool key.
+func (m *ThreadPoolMetrics) Key() string { return m.s.key }
+
+// MarkStart records that a command starts running on a pool goroutine (active + 1).
+func (m *ThreadPoolMetrics) MarkStart() { m.s.markStart() }
+
+// MarkComplete publishes the outcome of one command of this pool (call it for every
+// completion of a THREAD-isolated command, rejections included): SUCCESS, FAILURE,
+// TIMEOUT and BAD_REQUEST count as EXECUTED, THREAD_POOL_REJECTED as REJECTED. If
+// res.ExecutedInThread() it ends the activity MarkStart began.
+func (m *ThreadPoolMetrics) MarkComplete(res ExecutionResult) {
+	if res.executedInThread {
+		m.s.current.Add(-1)
+	}
+	var ex, rej int64
+	const executedMask = 1<<Success | 1<<Failure | 1<<Timeout | 1<<BadRequest
+	if res.events.set&executedMask != 0 {
+		ex = 1
+	}
+	if res.events.Contains(ThreadPoolRejected) {
+		rej = 1
+	}
+	if ex|rej != 0 {
+		m.s.publish(event{kind: evThreadPool, a: ex, b: rej})
+	}
+}
+
+// RollingCount returns the events of type e in the rollingStats window.
+func (m *ThreadPoolMetrics) RollingCount(e ThreadPoolEventType) int64 {
+	if int(e) >= NumThreadPoolEventTypes {
+		return 0
+	}
+	return m.s.rolling[e].Load()
+}
+
+// CumulativeCount returns the events of type e since the key's metrics were created.
+func (m *ThreadPoolMetrics) CumulativeCount(e ThreadPoolEventType) int64 {
+	if int(e) >= NumThreadPoolEventTypes {
+		return 0
+	}
+	return m.s.cumulative[e].Load()
+}
+
+// RollingMaxActive returns the highest number of commands running at once on the pool in
+// the rollingStats window.
+func (m *ThreadPoolMetrics) RollingMaxActive() int64 { return m.s.rollingMax.Load() }
+
+// CurrentActive returns the commands running on the pool now, by MarkStart/MarkComplete.
+func (m *ThreadPoolMetrics) CurrentActive() int64 { return m.s.current.Load() }
+
+// SetGauges registers the function that reads the pool's live gauges (the command
+// package passes one per pool); nil removes it.
+func (m *ThreadPoolMetrics) SetGauges(f func() ThreadPoolGauges) {
+	if f == nil {
+		m.gauges.Store(nil)
+		return
+	}
+	m.gauges.Store(&f)
+}
+
+// Gauges returns the pool's live gauges, zero when no gauge function is registered.
+func (m *ThreadPoolMetrics) Gauges() ThreadPoolGauges {
+	if f := m.gauges.Load(); f != nil {
+		return (*f)()
+	}
+	return ThreadPoolGauges{}
+}

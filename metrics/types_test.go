@@ -1,0 +1,125 @@
+package metrics
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestEventTypeOrderAndNames(t *testing.T) {
+	want := []string{"EMIT", "SUCCESS", "FAILURE", "TIMEOUT", "BAD_REQUEST", "SHORT_CIRCUITED",
+		"THREAD_POOL_REJECTED", "SEMAPHORE_REJECTED", "FALLBACK_EMIT", "FALLBACK_SUCCESS",
+		"FALLBACK_FAILURE", "FALLBACK_REJECTION", "FALLBACK_DISABLED", "FALLBACK_MISSING",
+		"EXCEPTION_THROWN", "RESPONSE_FROM_CACHE", "CANCELLED", "COLLAPSED", "COMMAND_MAX_ACTIVE"}
+	var got []string
+	for _, e := range AllEventTypes() {
+		got = append(got, e.String())
+	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, "UNKNOWN", EventType(99).String())
+	assert.Equal(t, []string{"EXECUTED", "REJECTED"},
+		[]string{Executed.String(), Rejected.String()})
+	assert.Equal(t, []string{"BATCH_EXECUTED", "ADDED_TO_BATCH", "RESPONSE_FROM_CACHE"},
+		[]string{BatchExecuted.String(), AddedToBatch.String(), CollapserResponseFromCache.String()})
+}
+
+func TestEventTypeClasses(t *testing.T) {
+	terminal := map[EventType]bool{Success: true, BadRequest: true, FallbackSuccess: true,
+		FallbackFailure: true, FallbackRejection: true, FallbackDisabled: true,
+		FallbackMissing: true, ResponseFromCache: true, Cancelled: true}
+	exception := map[EventType]bool{BadRequest: true, FallbackFailure: true,
+		FallbackDisabled: true, FallbackMissing: true, FallbackRejection: true}
+	for _, e := range AllEventTypes() {
+		assert.Equal(t, terminal[e], e.IsTerminal(), e.String())
+		assert.Equal(t, exception[e], e.IsExceptionProducing(), e.String())
+	}
+	for e, want := range map[EventType]ThreadPoolEventType{Success: Executed, Failure: Executed,
+		Timeout: Executed, BadRequest: Executed, ThreadPoolRejected: Rejected} {
+		got, ok := ThreadPoolEventFrom(e)
+		assert.True(t, ok, e.String())
+		assert.Equal(t, want, got, e.String())
+	}
+	_, ok := ThreadPoolEventFrom(ShortCircuited)
+	assert.False(t, ok)
+}
+
+func TestEventCounts(t *testing.T) {
+	var c EventCounts
+	assert.True(t, c.IsEmpty())
+	c = c.Add(Emit, 3).Add(Emit, 2).Add(Success, 1).Add(Success, 1).Add(Failure, 0)
+	assert.Equal(t, 5, c.Count(Emit))
+	assert.Equal(t, 1, c.Count(Success), "a type without a count is present or absent")
+	assert.Equal(t, 0, c.Count(Failure))
+	assert.False(t, c.Contains(Failure))
+	assert.True(t, c.ContainsAny(Timeout, Success))
+	assert.Equal(t, []EventType{Emit, Success}, c.Events())
+	assert.Equal(t, "[EMITx5, SUCCESS]", c.String())
+	c2 := c.Add(Collapsed, 12).Add(FallbackEmit, 1)
+	assert.Equal(t, 12, c2.Count(Collapsed))
+	assert.Equal(t, "[EMITx5, SUCCESS, FALLBACK_EMIT, COLLAPSEDx12]", c2.String())
+	assert.Equal(t, 0, c.Count(Collapsed), "Add returns a copy")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { c = c.Add(Timeout, 1) }))
+}
+
+func TestExecutionResultIsAValue(t *testing.T) {
+	start := epoch
+	boom := errors.New("boom")
+	base := ExecutionResult{}.WithStartTime(start).WithEvent(Emit)
+	r := base.WithEvent(Emit).WithEvent(Failure).WithEvent(FallbackSuccess).
+		WithExecuted(true).WithExecutionLatency(3 * time.Millisecond).
+		WithTotalLatency(5 * time.Millisecond).WithFailedExecutionError(boom)
+	assert.Equal(t, 1, base.Events().Count(Emit), "With returns a copy")
+	assert.False(t, base.Executed())
+	assert.Equal(t, 2, r.Events().Count(Emit))
+	assert.Equal(t, []EventType{Emit, Failure, FallbackSuccess}, r.OrderedEvents())
+	assert.True(t, r.Contains(FallbackSuccess))
+	assert.False(t, r.IsSuccessful())
+	assert.Equal(t, start, r.StartTime())
+	assert.Equal(t, 3*time.Millisecond, r.ExecutionLatency())
+	assert.Equal(t, 5*time.Millisecond, r.TotalLatency())
+	assert.Same(t, boom, r.FailedExecutionError())
+	assert.Nil(t, r.ExecutionError())
+	assert.True(t, r.Executed())
+	assert.True(t, r.ExecutedInThread())
+	assert.Equal(t, boom, r.WithExecutionError(boom).ExecutionError())
+	assert.Equal(t, 7, r.WithEventCount(Collapsed, 7).Events().Count(Collapsed))
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		r = r.WithEvent(Success).WithTotalLatency(time.Millisecond)
+	}))
+}
+
+func TestHealthCountsArithmetic(t *testing.T) {
+	tests := []struct {
+		name        string
+		events      []EventType
+		total, errs int64
+	}{
+		{"success", []EventType{Success}, 1, 0},
+		{"failure with fallback", []EventType{Failure, FallbackSuccess}, 1, 1},
+		{"timeout, fallback missing", []EventType{Timeout, FallbackMissing}, 1, 1},
+		{"thread pool rejected", []EventType{ThreadPoolRejected, FallbackFailure}, 1, 1},
+		{"semaphore rejected", []EventType{SemaphoreRejected, FallbackRejection}, 1, 1},
+		{"short-circuited", []EventType{ShortCircuited, FallbackSuccess}, 0, 0},
+		{"bad request", []EventType{BadRequest}, 0, 0},
+		{"cache hit", []EventType{ResponseFromCache, Success}, 1, 0},
+		{"cache hit alone", []EventType{ResponseFromCache}, 0, 0},
+		{"emits", []EventType{Emit, Emit, Success}, 1, 0},
+		{"cancelled", []EventType{Cancelled}, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c EventCounts
+			for _, e := range tt.events {
+				c = c.Add(e, 1)
+			}
+			h := HealthCounts{}.Plus(c)
+			assert.Equal(t, tt.total, h.TotalRequests)
+			assert.Equal(t, tt.errs, h.ErrorCount)
+		})
+	}
+	assert.Equal(t, HealthCounts{3, 1, 33}, NewHealthCounts(3, 1))
+	assert.Equal(t, HealthCounts{3, 2, 66}, NewHealthCounts(3, 2), "integer part, not rounded")
+	assert.Equal(t, HealthCounts{}, NewHealthCounts(0, 0))
+}
