@@ -1,0 +1,135 @@
+package breaker
+
+import (
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// Registry holds one breaker per command key. Each breaker listens to its key's health
+// counts in a metrics.Registry. Create a fresh one with NewRegistry (tests, isolated
+// subsystems) or use the process-wide Default. A Registry is safe for concurrent use.
+//
+// When the metrics registry evicts an idle key, the Registry drops that key's breaker and
+// cancels its health subscription, so neither keeps the other alive; both come back fresh
+// on next use. A caller that keeps a breaker across executions should keep it together
+// with the key's CommandMetrics, or call Get per execution (one atomic load and a map
+// lookup).
+type Registry struct {
+	props   *config.Store
+	metrics *metrics.Registry
+	clk     clock.Clock
+	notify  notifier
+
+	entries     atomic.Pointer[map[string]*entry] // copy-on-write: Get never locks
+	mu          sync.Mutex                        // serialises writers of entries, closed
+	closed      bool
+	cancelEvict func()
+}
+
+// entry is a registered breaker and its health subscription.
+type entry struct {
+	b      *breaker
+	cancel func()
+}
+
+// NewRegistry returns a Registry whose breakers read their properties from props (for
+// keys Get is given no properties), listen to health counts of m and read time from clk.
+func NewRegistry(props *config.Store, m *metrics.Registry, clk clock.Clock) *Registry {
+	r := &Registry{props: props, metrics: m, clk: clk}
+	r.entries.Store(&map[string]*entry{})
+	r.cancelEvict = m.OnCommandEvicted(r.evict)
+	return r
+}
+
+// Default returns the process-wide Registry over config.Default(), metrics.Default() and
+// the system clock, created on first use.
+func Default() *Registry { return defaultRegistry() }
+
+var defaultRegistry = sync.OnceValue(func() *Registry {
+	return NewRegistry(config.Default(), metrics.Default(), clock.System())
+})
+
+// Get returns the breaker of a command key, creating it on first use with cp (nil: the
+// key's properties from the registry's config store). Later calls return the same breaker
+// and ignore cp. The breaker reads cp on every call, so property changes apply at once.
+// If the key has no valid properties (an empty key) Get logs the error and returns NoOp().
+func (r *Registry) Get(key string, cp *config.CommandProperties) CircuitBreaker {
+	if e, ok := (*r.entries.Load())[key]; ok {
+		return e.b
+	}
+	if cp == nil {
+		var err error
+		if cp, err = r.props.Command(key, nil); err != nil {
+			slog.Error("breaker: no properties for command: circuit breaker disabled", "key", key, "err", err)
+			return NoOp()
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := *r.entries.Load()
+	if e, ok := old[key]; ok {
+		return e.b
+	}
+	cm := r.metrics.CommandFor(key, cp)
+	b := newBreaker(key, cp, r.clk, cm.ResetHealthCounts, r.notify.emit)
+	e := &entry{b: b, cancel: func() {}}
+	if !r.closed {
+		e.cancel = cm.OnHealthCounts(b.onHealth)
+	}
+	next := make(map[string]*entry, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[key] = e
+	r.entries.Store(&next)
+	return b
+}
+
+// OnStateChange registers f to receive every transition of every breaker of the
+// registry, with its reason, in the order the transitions happened. f runs on a delivery
+// goroutine of the registry, never under a breaker lock and never on the metrics
+// goroutine; a slow f delays only later deliveries. A panic in f is logged. cancel
+// removes f (a delivery already under way may still reach it once).
+func (r *Registry) OnStateChange(f func(Transition)) (cancel func()) {
+	return r.notify.subscribe(f)
+}
+
+// Close cancels every breaker's health subscription and the eviction subscription, for a
+// Registry that is discarded while its metrics registry lives on. Breakers keep working
+// as gates but no longer open on health counts. Close is idempotent.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.closed = true
+	r.cancelEvict()
+	for _, e := range *r.entries.Load() {
+		e.cancel()
+	}
+}
+
+// evict drops the breaker of a key the metrics registry evicted (metrics goroutine).
+func (r *Registry) evict(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := *r.entries.Load()
+	e, ok := old[key]
+	if !ok {
+		return
+	}
+	e.cancel()
+	next := make(map[string]*entry, len(old))
+	for k, v := range old {
+		if k != key {
+			next[k] = v
+		}
+	}
+	r.entries.Store(&next)
+}
