@@ -1,0 +1,61 @@
+// Package dashboard serves the Hystrix metrics streams over Server-Sent Events, so the
+// Netflix Hystrix Dashboard and Turbine can watch an rxhystrix process:
+//
+//	/hystrix.stream              NewStreamHandler       every 500 ms: one HystrixCommand,
+//	                                                    HystrixThreadPool and HystrixCollapser
+//	                                                    frame per key, then a ping
+//	/hystrix/utilization.stream  NewUtilizationHandler  every 500 ms: one HystrixUtilization frame
+//	/hystrix/config.stream       NewConfigHandler       every 5 s: one HystrixConfig frame
+//
+// Main types: Handler (the http.Handler of all three streams), Command, ThreadPool and
+// Collapser (the JSON objects of /hystrix.stream with Hystrix's field names), Utilization
+// and Config (the other two streams), Provider / UtilizationProvider / ConfigProvider
+// (where the objects come from) and Registries (the providers over the real config,
+// metrics, breaker and isolation registries).
+//
+// How data flows: every connection is served by its own request goroutine with its own
+// timer and reusable buffer; nothing is shared between connections but the provider.
+//
+//	clock tick (Clock; missed ticks skipped, never queued)
+//	    |
+//	    v
+//	Provider.Snapshot()  ---->  Registries: metrics.Registry.Commands(), HealthCounts,
+//	    |                       rolling counts, latency percentiles, breaker IsOpen,
+//	    |                       isolation Pool.Gauges(), config.Store property values
+//	    v
+//	stamp type + currentTime; JSON-encode each object as "data: {json}\n\n"; append "ping: \n\n"
+//	    |
+//	    v
+//	one Write + Flush (under a write deadline) --> client
+//
+// A slow client therefore delays only itself and holds at most one interval's frames; a
+// write blocked for longer than the write timeout (WithWriteTimeout, default 10 s) drops
+// it. When the client disconnects the request context ends and ServeHTTP returns at
+// once, freeing its connection slot. Each handler admits at most 5 clients at a time
+// (WithMaxConnections); the next one gets HTTP 503 "MaxConcurrentConnections reached: 5".
+//
+// # Usage
+//
+// Mount the handlers on any mux, next to the service's own routes:
+//
+//	src := dashboard.DefaultRegistries() // or Registries{...} over registries of your own
+//	mux := http.NewServeMux()
+//	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(src))
+//	mux.Handle("/hystrix/utilization.stream", dashboard.NewUtilizationHandler(src))
+//	mux.Handle("/hystrix/config.stream", dashboard.NewConfigHandler(src))
+//	log.Fatal(http.ListenAndServe(":8080", mux))
+//
+// Then open the Hystrix Dashboard web app (Netflix's hystrix-dashboard or any build of
+// it), enter http://<host>:8080/hystrix.stream as the stream and press "Monitor Stream".
+// For a cluster, list each instance's /hystrix.stream in Turbine
+// (turbine.instanceUrlSuffix=/hystrix.stream) and give the dashboard Turbine's
+// /turbine.stream instead; Turbine sums the frames and reportingHosts, and the dashboard
+// divides means and percentages by reportingHosts.
+//
+// Before each interval's write the handler sets its own write deadline (WithWriteTimeout),
+// which overrides an http.Server WriteTimeout for the stream; with WithWriteTimeout(0) a
+// server WriteTimeout would cut the stream after that time. Streams never end on their
+// own, so http.Server.Shutdown would wait for them until its context expires: give the
+// server a BaseContext that is cancelled when shutdown begins (request contexts derive
+// from it, so every stream returns at once), or call Close.
+package dashboard

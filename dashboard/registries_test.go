@@ -1,0 +1,317 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/isolation"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// traffic is a set of fresh registries on a fake clock, with known traffic published.
+type traffic struct {
+	clk *clock.Fake
+	m   *metrics.Registry
+	reg Registries
+}
+
+const resolution = 100 * time.Millisecond // metrics' default stream bucket
+
+// advance moves the clock one stream bucket at a time and lets metrics catch up.
+func (tr *traffic) advance(d time.Duration) {
+	tr.m.Flush()
+	for ; d > 0; d -= resolution {
+		tr.clk.Advance(resolution)
+		tr.m.Flush()
+	}
+}
+
+func newRegistries(t *testing.T) *traffic {
+	mem := config.NewMemorySource()
+	mem.Set("hystrix.command.GetUser.circuitBreaker.requestVolumeThreshold", "10")
+	store := config.NewStore(mem)
+	t.Cleanup(store.Close)
+	clk := clock.NewFake(epoch)
+	m := metrics.NewRegistry(store, clk)
+	t.Cleanup(m.Close)
+	br := breaker.NewRegistry(store, m, clk)
+	t.Cleanup(br.Close)
+	pools := isolation.NewPoolRegistry(store, clk)
+	t.Cleanup(pools.Close)
+	return &traffic{clk: clk, m: m, reg: Registries{Properties: store, Metrics: m, Breakers: br, Pools: pools,
+		CommandKeys: func(command string) (string, string) {
+			if command == "GetUser" {
+				return "Users", "Users"
+			}
+			return "", ""
+		}}}
+}
+
+// publishTraffic records, for command GetUser on thread pool Users: 12 successes (10 ms),
+// 9 failures (50 ms) and 1 rejection with fallback, 3 timeouts (250 ms) without fallback,
+// 1 bad request (5 ms), 2 short-circuits with fallback, 1 cache hit and 2 executions still
+// running; pool Users has 1 finished and 2 running tasks; collapser UserBatch ran batches
+// of 3, 5 and 10 and answered 2 requests from cache; command ListUsers has no traffic.
+// The clock then moves 10 s, so every bucket that holds the traffic is closed.
+func publishTraffic(t *testing.T, tr *traffic) {
+	store, m := tr.reg.Properties, tr.m
+	cp, err := store.Command("GetUser", config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "250"})
+	require.NoError(t, err)
+	_, err = store.Command("ListUsers", config.Overrides{"execution.isolation.strategy": "SEMAPHORE",
+		"threadPoolKeyOverride": "Special"})
+	require.NoError(t, err)
+	poolOverrides := config.Overrides{"coreSize": "4", "maxQueueSize": "10", "queueSizeRejectionThreshold": "8"}
+	tp, err := store.ThreadPool("Users", poolOverrides)
+	require.NoError(t, err)
+	colp, err := store.Collapser("UserBatch", config.Overrides{"timerDelayInMilliseconds": "20"})
+	require.NoError(t, err)
+
+	cmd, pool := m.CommandFor("GetUser", cp), m.ThreadPoolFor("Users", tp)
+	m.Command("ListUsers")
+	run := func(n int, latency time.Duration, events ...metrics.EventType) {
+		for range n {
+			res := metrics.ExecutionResult{}.WithExecuted(true).
+				WithExecutionLatency(latency).WithTotalLatency(latency + time.Millisecond)
+			for _, e := range events {
+				res = res.WithEvent(e)
+			}
+			cmd.MarkStart()
+			pool.MarkStart()
+			cmd.MarkComplete(res)
+			pool.MarkComplete(res)
+		}
+	}
+	run(12, 10*time.Millisecond, metrics.Emit, metrics.Success)
+	run(9, 50*time.Millisecond, metrics.Failure, metrics.FallbackEmit, metrics.FallbackSuccess)
+	run(3, 250*time.Millisecond, metrics.Timeout, metrics.FallbackMissing)
+	run(1, 5*time.Millisecond, metrics.BadRequest)
+	notRun := func(events ...metrics.EventType) {
+		res := metrics.ExecutionResult{}
+		for _, e := range events {
+			res = res.WithEvent(e)
+		}
+		cmd.MarkComplete(res)
+		pool.MarkComplete(res)
+	}
+	notRun(metrics.ThreadPoolRejected, metrics.FallbackEmit, metrics.FallbackSuccess)
+	notRun(metrics.ShortCircuited, metrics.FallbackEmit, metrics.FallbackSuccess)
+	notRun(metrics.ShortCircuited, metrics.FallbackEmit, metrics.FallbackSuccess)
+	notRun(metrics.ResponseFromCache)
+	for range 2 {
+		cmd.MarkStart()
+		pool.MarkStart()
+	}
+	tr.reg.Breakers.Get("GetUser", cp) // the command's breaker, listening to its health
+
+	col := m.CollapserFor("UserBatch", colp)
+	for _, size := range []int{3, 5, 10} {
+		col.MarkBatch(size)
+	}
+	col.MarkResponseFromCache()
+	col.MarkResponseFromCache()
+
+	busyPool(t, tr.reg.Pools, poolOverrides)
+	tr.advance(10 * time.Second)
+}
+
+// busyPool runs one task to completion on pool Users and leaves two running until the
+// test ends.
+func busyPool(t *testing.T, pools *isolation.PoolRegistry, overrides config.Overrides) {
+	p, err := pools.Get("Users", overrides)
+	require.NoError(t, err)
+	require.NoError(t, p.Submit(func() {}))
+	require.Eventually(t, func() bool { return p.Gauges().CompletedTaskCount == 1 }, patience, time.Millisecond)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) }) // before pools.Close, which waits for running tasks
+	var started sync.WaitGroup
+	started.Add(2)
+	for range 2 {
+		require.NoError(t, p.Submit(func() { started.Done(); <-release }))
+	}
+	started.Wait()
+}
+
+func TestRegistriesSnapshotFromTraffic(t *testing.T) {
+	tr := newRegistries(t)
+	publishTraffic(t, tr)
+	s := tr.reg.Snapshot()
+
+	require.Len(t, s.Commands, 2)
+	get, list := s.Commands[0], s.Commands[1]
+	assert.Equal(t, "GetUser", get.Name)
+	assert.Equal(t, "Users", get.Group)
+	assert.Equal(t, "Users", get.ThreadPool)
+	assert.True(t, get.IsCircuitBreakerOpen, "13 errors of 25 requests: 52%% >= 50%%")
+	assert.Equal(t, int64(25), get.RequestCount, "success + failure + timeout + pool rejection")
+	assert.Equal(t, int64(13), get.ErrorCount)
+	assert.Equal(t, 52, get.ErrorPercentage)
+	assert.Equal(t, CommandCounts{
+		BadRequests: 1, Emit: 12, ExceptionsThrown: 4, Failure: 9, FallbackEmit: 12, FallbackMissing: 3,
+		FallbackSuccess: 12, ResponsesFromCache: 1, ShortCircuited: 2, Success: 12, ThreadPoolRejected: 1,
+		Timeout: 3,
+	}, get.CommandCounts)
+	assert.Equal(t, int64(2), get.CurrentConcurrentExecutionCount)
+	assert.Equal(t, int64(2), get.RollingMaxConcurrentExecutionCount)
+	assert.Equal(t, int64(53), get.LatencyExecuteMean, "(12*10 + 9*50 + 3*250 + 5) / 25 ms")
+	assert.Equal(t, int64(54), get.LatencyTotalMean)
+	// ranks of 25 samples: 5, 10 x12, 50 x9, 250 x3 (1% sketch accuracy)
+	want := []float64{5, 10, 10, 50, 50, 250, 250, 250, 250}
+	for i, l := range PercentileLevels {
+		assert.InDelta(t, want[i], float64(get.LatencyExecute[i]), want[i]/100+0.5, "execute p%v", l)
+		assert.InDelta(t, want[i]+1, float64(get.LatencyTotal[i]), want[i]/100+0.5, "total p%v", l)
+	}
+	assert.Equal(t, int64(250), get.ExecutionTimeoutInMilliseconds)
+	assert.Equal(t, int64(250), get.ExecutionIsolationThreadTimeoutInMilliseconds)
+	assert.Equal(t, 10, get.CircuitBreakerRequestVolumeThreshold, "dynamic value")
+	assert.Equal(t, "THREAD", get.ExecutionIsolationStrategy)
+	assert.Nil(t, get.ExecutionIsolationThreadPoolKeyOverride)
+
+	assert.Equal(t, "ListUsers", list.Name)
+	assert.Equal(t, "ListUsers", list.Group, "no group known: the command key")
+	assert.Equal(t, "Special", list.ThreadPool, "no pool known: the override")
+	assert.Equal(t, "SEMAPHORE", list.ExecutionIsolationStrategy)
+	require.NotNil(t, list.ExecutionIsolationThreadPoolKeyOverride)
+	assert.Equal(t, "Special", *list.ExecutionIsolationThreadPoolKeyOverride)
+	assert.False(t, list.IsCircuitBreakerOpen)
+	assert.Zero(t, list.RequestCount)
+
+	require.Len(t, s.ThreadPools, 1)
+	assert.Equal(t, ThreadPool{
+		Name: "Users", CurrentActiveCount: 2, CurrentCompletedTaskCount: 1, CurrentCorePoolSize: 4,
+		CurrentLargestPoolSize: 2, CurrentMaximumPoolSize: 4, CurrentPoolSize: 2, CurrentTaskCount: 3,
+		RollingCountThreadsExecuted: 25, RollingMaxActiveThreads: 2, RollingCountCommandRejections: 1,
+		PropertyValueQueueSizeRejectionThreshold: 8, PropertyValueMetricsRollingStatisticalWindow: 10000,
+		ReportingHosts: 1,
+	}, s.ThreadPools[0])
+
+	require.Len(t, s.Collapsers, 1)
+	col := s.Collapsers[0]
+	assert.Equal(t, "UserBatch", col.Name)
+	assert.Equal(t, int64(18), col.RollingCountRequestsBatched)
+	assert.Equal(t, int64(3), col.RollingCountBatches)
+	assert.Equal(t, int64(2), col.RollingCountResponsesFromCache)
+	assert.Equal(t, int64(6), col.BatchSizeMean, "18/3")
+	assert.Equal(t, BatchSizes{3, 5, 5, 5, 5, 5, 5, 10}, col.BatchSize, "sketch ranks q*(n-1)")
+	assert.Equal(t, UnboundedBatch, col.PropertyValueMaxRequestsInBatch)
+	assert.Equal(t, int64(20), col.PropertyValueTimerDelayInMilliseconds)
+	assert.True(t, col.PropertyValueRequestCacheEnabled)
+}
+
+// TestRegistriesGoldenFrame renders the interval of /hystrix.stream for the known traffic.
+func TestRegistriesGoldenFrame(t *testing.T) {
+	tr := newRegistries(t)
+	publishTraffic(t, tr)
+	h := NewStreamHandler(tr.reg, WithClock(tr.clk))
+	f := newFrames(slog.Default())
+	h.render(f, tr.clk.Now())
+	f.ping()
+	golden(t, "registries.stream", f.buf.String())
+	for i, frame := range bytes.Split(bytes.TrimSpace(f.buf.Bytes()), []byte("\n\n")) {
+		if i < 2 {
+			shape := commandShape
+			if i == 1 {
+				shape = overriddenShape()
+			}
+			assertShape(t, string(bytes.TrimPrefix(frame, []byte("data: "))), shape)
+		}
+	}
+}
+
+func TestRegistriesUtilization(t *testing.T) {
+	tr := newRegistries(t)
+	publishTraffic(t, tr)
+	assert.Equal(t, Utilization{
+		Commands: map[string]CommandUtilization{"GetUser": {ActiveCount: 2}, "ListUsers": {}},
+		ThreadPools: map[string]ThreadPoolUtilization{"Users": {ActiveCount: 2, QueueSize: 0, CorePoolSize: 4,
+			PoolSize: 2, Utilization: 50}},
+	}, tr.reg.Utilization())
+}
+
+func TestRegistriesConfig(t *testing.T) {
+	tr := newRegistries(t)
+	publishTraffic(t, tr)
+	c := tr.reg.Config()
+	require.Contains(t, c.Commands, "GetUser")
+	get := c.Commands["GetUser"]
+	assert.Equal(t, "Users", get.GroupKey)
+	assert.Equal(t, "Users", get.ThreadPoolKey)
+	assert.Equal(t, "250", get.Properties["execution.isolation.thread.timeoutInMilliseconds"], "set in code")
+	assert.Equal(t, "10", get.Properties["circuitBreaker.requestVolumeThreshold"], "dynamic")
+	assert.Equal(t, "THREAD", get.Properties["execution.isolation.strategy"], "default")
+	cp, err := tr.reg.Properties.Command("GetUser", nil)
+	require.NoError(t, err)
+	assert.Len(t, get.Properties, len(cp.Settings()), "every property")
+	assert.Equal(t, "Special", c.Commands["ListUsers"].ThreadPoolKey)
+	assert.Equal(t, "4", c.ThreadPools["Users"].Properties["coreSize"])
+	assert.Equal(t, "20", c.Collapsers["UserBatch"].Properties["timerDelayInMilliseconds"])
+}
+
+func TestRegistriesWithoutRegistries(t *testing.T) {
+	var r Registries
+	assert.Equal(t, Snapshot{}, r.Snapshot())
+	assert.Equal(t, Utilization{}, r.Utilization())
+	assert.Equal(t, Config{}, r.Config())
+}
+
+func TestRegistriesGaugesFromMetricsWithoutPools(t *testing.T) {
+	tr := newRegistries(t)
+	tr.reg.Pools, tr.reg.Breakers = nil, nil
+	pool := tr.m.ThreadPool("Users")
+	pool.SetGauges(func() metrics.ThreadPoolGauges { return metrics.ThreadPoolGauges{ActiveCount: 3, MaximumPoolSize: 4} })
+	cp, err := tr.reg.Properties.Command("GetUser", config.Overrides{"circuitBreaker.forceOpen": "true"})
+	require.NoError(t, err)
+	tr.m.CommandFor("GetUser", cp)
+
+	s := tr.reg.Snapshot()
+	require.Len(t, s.ThreadPools, 1)
+	assert.Equal(t, 3, s.ThreadPools[0].CurrentActiveCount)
+	assert.Equal(t, 75, tr.reg.Utilization().ThreadPools["Users"].Utilization)
+	require.Len(t, s.Commands, 1)
+	assert.False(t, s.Commands[0].IsCircuitBreakerOpen, "no breaker registry: reported closed")
+}
+
+// TestRegistriesOverHTTP streams the known traffic end to end.
+func TestRegistriesOverHTTP(t *testing.T) {
+	tr := newRegistries(t)
+	publishTraffic(t, tr)
+	hclk := clock.NewFake(epoch) // the handler's own clock: its timers are easy to count
+	s := newTestServer(t, NewStreamHandler(tr.reg, WithClock(hclk)))
+	c := s.connect()
+	advance(hclk, 1, DefaultInterval)
+	frames := c.tick(t)
+	require.Len(t, frames, 4, "two commands, one pool, one collapser")
+
+	want := tr.reg.Snapshot()
+	var get Command
+	require.NoError(t, json.Unmarshal([]byte(frames[0]), &get))
+	w := want.Commands[0]
+	w.Type, w.CurrentTime = TypeCommand, hclk.Now().UnixMilli()
+	assert.Equal(t, w, get)
+	var pool ThreadPool
+	require.NoError(t, json.Unmarshal([]byte(frames[2]), &pool))
+	assert.Equal(t, "Users", pool.Name)
+	assert.Equal(t, int64(25), pool.RollingCountThreadsExecuted)
+}
+
+func TestRegistriesMetricsOnly(t *testing.T) {
+	tr := newRegistries(t)
+	tr.m.Command("GetUser")
+	r := Registries{Metrics: tr.m}
+	s := r.Snapshot()
+	require.Len(t, s.Commands, 1)
+	c := s.Commands[0]
+	assert.Equal(t, "GetUser", c.Group)
+	assert.Equal(t, "GetUser", c.ThreadPool)
+	assert.Equal(t, CommandPropertyValues{}, c.CommandPropertyValues, "no store: zero values")
+	assert.Equal(t, Config{}, r.Config())
+}
