@@ -55,27 +55,64 @@ func (b *bucketer[T, A]) run(ctx context.Context, next chan<- rxgo.Item) {
 		return
 	}
 	defer func() { timer.Stop() }()
+	var poll *time.Ticker // non-nil while polling
+	defer func() {
+		if poll != nil {
+			poll.Stop()
+		}
+	}()
+	quiet := 0 // polls in a row that found nothing
 	for {
+		if poll == nil {
+			// Idle: park on the source; the first item wakes us and starts polling.
+			select {
+			case v, ok := <-b.in:
+				if !ok {
+					return
+				}
+				b.acc = b.add(b.acc, v)
+				poll, quiet = time.NewTicker(pollInterval), 0
+			case <-timer.C():
+				if timer, ok = b.arm(ctx, next); !ok {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
 		select {
-		case v, ok := <-b.in:
+		case <-poll.C:
+			n, ok := b.drain()
 			if !ok {
 				return
 			}
-			b.acc = b.add(b.acc, v)
-			if !b.foldQueued() {
-				return
+			if quiet = quiet + 1; n > 0 {
+				quiet = 0
+			}
+			if quiet >= idlePolls {
+				poll.Stop()
+				poll = nil
 			}
 		case <-timer.C():
-			rearmed, ok := b.arm(ctx, next)
-			if !ok {
-				return // timer has fired: nothing left to stop
+			if timer, ok = b.arm(ctx, next); !ok {
+				return
 			}
-			timer = rearmed
 		case <-ctx.Done():
 			return
 		}
 	}
 }
+
+// pollInterval and idlePolls shape how the producer reads a busy source: it drains the
+// queued items once per pollInterval instead of parking in a receive, so a publisher's
+// send is a plain buffered enqueue and never pays for waking a parked goroutine (that
+// wake-up is most of the cost of a hand-off). After idlePolls empty polls it parks again,
+// so an idle source costs nothing.
+const (
+	pollInterval = time.Millisecond
+	idlePolls    = 100
+)
 
 // arm folds the queued items into the current bucket, emits every bucket that has ended,
 // and arms a timer for the end of the current one. It reads the clock again after arming:
@@ -103,17 +140,25 @@ func (b *bucketer[T, A]) arm(ctx context.Context, next chan<- rxgo.Item) (clock.
 	}
 }
 
-// foldQueued folds the items already queued in the source (a cheap single-channel
-// receive each, not a select) and reports false if the source turned out to be closed.
+// foldQueued folds the items already queued in the source and reports false if the
+// source turned out to be closed.
 func (b *bucketer[T, A]) foldQueued() bool {
-	for n := len(b.in); n > 0; n-- {
+	_, ok := b.drain()
+	return ok
+}
+
+// drain folds the items already queued in the source (a cheap single-channel receive
+// each, not a select), returning how many it folded and false if the source is closed.
+func (b *bucketer[T, A]) drain() (int, bool) {
+	n := len(b.in)
+	for i := 0; i < n; i++ {
 		v, ok := <-b.in
 		if !ok {
-			return false
+			return i, false
 		}
 		b.acc = b.add(b.acc, v)
 	}
-	return true
+	return n, true
 }
 
 // bucketStart returns the start of the width-aligned bucket holding t.
