@@ -54,7 +54,11 @@ func (b *bucketer[T, A]) run(ctx context.Context, next chan<- rxgo.Item) {
 	if !ok {
 		return
 	}
-	defer func() { timer.Stop() }()
+	defer func() {
+		if timer != nil { // nil once arm failed: that timer had fired already
+			timer.Stop()
+		}
+	}()
 	var poll *time.Ticker // non-nil while polling
 	defer func() {
 		if poll != nil {

@@ -124,3 +124,21 @@ func TestBucketStart(t *testing.T) {
 		assert.Equal(t, tc.want, bucketStart(tc.at, time.Second), "at %v", tc.at)
 	}
 }
+
+// TestBucketsEndsCleanlyWhenClosedAtABoundary cancels the subscriber while the producer
+// is emitting a due bucket nobody reads, so arm fails: the producer must end without
+// stopping a nil timer.
+func TestBucketsEndsCleanlyWhenClosedAtABoundary(t *testing.T) {
+	for range 50 {
+		clk := clock.NewFake(time.Unix(0, 0))
+		bus := NewBus[int](8)
+		ctx, cancel := context.WithCancel(context.Background())
+		out := Buckets(bus.Subscribe, time.Second, clk,
+			func(time.Time) int { return 0 }, func(a, v int) int { return a + v }).Observe(rxgo.WithContext(ctx))
+		clk.BlockUntil(1)
+		clk.Advance(3 * time.Second)
+		cancel()
+		for range out {
+		}
+	}
+}
