@@ -1,0 +1,115 @@
+package command
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/rxhystrix/rxhystrix/config"
+)
+
+func benchRuntime(b *testing.B) *Runtime {
+	rt := NewRuntime()
+	b.Cleanup(rt.Close)
+	return rt
+}
+
+func benchRun(context.Context) (int, error)             { return 1, nil }
+func benchFallback(context.Context, error) (int, error) { return 2, nil }
+
+// reportGoroutines reports the goroutines alive after the loop minus those before it,
+// per call (0 means the path starts none that outlive the call).
+func reportGoroutines(b *testing.B, before int) {
+	b.ReportMetric(float64(runtime.NumGoroutine()-before)/float64(b.N), "goroutines/op")
+}
+
+// BenchmarkExecute: SEMAPHORE isolation, timeout on, fallback set, metrics on.
+func BenchmarkExecute(b *testing.B) {
+	rt := benchRuntime(b)
+	s := Setter{Runtime: rt, CommandKey: "bench", Properties: config.Overrides{
+		"execution.isolation.strategy": "SEMAPHORE", "execution.isolation.semaphore.maxConcurrentRequests": "1000"}}
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil || v != 1 {
+			b.Fatal(v, err)
+		}
+	}
+	reportGoroutines(b, before)
+}
+
+// BenchmarkExecuteShortCircuit: the breaker is open (forced), the fallback answers.
+func BenchmarkExecuteShortCircuit(b *testing.B) {
+	rt := benchRuntime(b)
+	s := Setter{Runtime: rt, CommandKey: "bench", Properties: config.Overrides{
+		"execution.isolation.strategy": "SEMAPHORE", "circuitBreaker.forceOpen": "true"}}
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil || v != 2 {
+			b.Fatal(v, err)
+		}
+	}
+	reportGoroutines(b, before)
+}
+
+// BenchmarkExecuteThread: THREAD isolation (goroutine pool), timeout on, fallback set.
+func BenchmarkExecuteThread(b *testing.B) {
+	rt := benchRuntime(b)
+	s := Setter{Runtime: rt, CommandKey: "bench"}
+	ctx := context.Background()
+	New(s, benchRun).Execute(ctx) // warm the pool
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil || v != 1 {
+			b.Fatal(v, err)
+		}
+	}
+	reportGoroutines(b, before)
+}
+
+// BenchmarkObserve: Observe (hot, replaying) on SEMAPHORE isolation, one subscriber.
+func BenchmarkObserve(b *testing.B) {
+	rt := benchRuntime(b)
+	s := Setter{Runtime: rt, CommandKey: "bench", Properties: config.Overrides{
+		"execution.isolation.strategy": "SEMAPHORE", "execution.isolation.semaphore.maxConcurrentRequests": "1000"}}
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		for it := range New(s, benchRun).WithFallback(benchFallback).Observe(ctx).Observe() {
+			if it.Error() {
+				b.Fatal(it.E)
+			}
+		}
+	}
+	reportGoroutines(b, before)
+}
+
+// BenchmarkExecuteWatchingContext: as BenchmarkExecute, but run selects on ctx.Done, so
+// the lazy timeout timer and done channel are made.
+func BenchmarkExecuteWatchingContext(b *testing.B) {
+	rt := benchRuntime(b)
+	s := Setter{Runtime: rt, CommandKey: "bench", Properties: config.Overrides{
+		"execution.isolation.strategy": "SEMAPHORE", "execution.isolation.semaphore.maxConcurrentRequests": "1000"}}
+	run := func(ctx context.Context) (int, error) {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		default:
+			return 1, nil
+		}
+	}
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := New(s, run).WithFallback(benchFallback).Execute(ctx); err != nil || v != 1 {
+			b.Fatal(v, err)
+		}
+	}
+	reportGoroutines(b, before)
+}

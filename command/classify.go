@@ -1,0 +1,62 @@
+package command
+
+import "errors"
+
+// Class is how an error returned by run (or construct) counts.
+type Class uint8
+
+const (
+	// ClassFailure: a FAILURE; the fallback runs and the error counts against health.
+	ClassFailure Class = iota
+	// ClassBadRequest: a BAD_REQUEST; no fallback, no effect on health or the breaker,
+	// the error goes to the caller as is.
+	ClassBadRequest
+	// ClassSuccess: the error is a business outcome, not a fault of the dependency. The
+	// execution counts as a SUCCESS for health and the breaker (so it can never trip
+	// it), no fallback runs, and the caller gets the error as is.
+	ClassSuccess
+)
+
+// String returns "FAILURE", "BAD_REQUEST" or "SUCCESS".
+func (c Class) String() string {
+	switch c {
+	case ClassBadRequest:
+		return "BAD_REQUEST"
+	case ClassSuccess:
+		return "SUCCESS"
+	}
+	return "FAILURE"
+}
+
+// Classifier decides how a non-nil error from run counts. It is called on the goroutine
+// that ran the command and must be fast and safe for concurrent use. Better than
+// Hystrix, where every error but HystrixBadRequestException trips the breaker.
+type Classifier func(err error) Class
+
+// DefaultClassifier treats a *BadRequestError (anywhere in the chain) as a bad request
+// and everything else as a failure. It is what a command without a Classifier uses.
+func DefaultClassifier(err error) Class {
+	var br *BadRequestError
+	if errors.As(err, &br) {
+		return ClassBadRequest
+	}
+	return ClassFailure
+}
+
+// classify applies c (or DefaultClassifier) and returns the class with the error the
+// caller should see: the unwrapped error for a *BadRequestError.
+func classify(c Classifier, err error) (Class, error) {
+	class := ClassFailure
+	if c != nil {
+		class = c(err)
+	} else {
+		class = DefaultClassifier(err)
+	}
+	if class == ClassBadRequest {
+		var br *BadRequestError
+		if errors.As(err, &br) && br.Err != nil {
+			return class, br.Err
+		}
+	}
+	return class, err
+}

@@ -1,0 +1,198 @@
+package command
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/isolation"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// Runtime bundles what commands share: the clock, the configuration store, the metrics,
+// circuit-breaker, thread-pool and hook registries, and the per-key state resolved from
+// them. Default is the process-wide runtime; NewRuntime makes a fresh, isolated one (one
+// per test). A Runtime is safe for concurrent use.
+type Runtime struct {
+	clk      clock.Clock
+	base     time.Time // executions keep their times as offsets from it
+	config   *config.Store
+	metrics  *metrics.Registry
+	breakers *breaker.Registry
+	pools    *isolation.PoolRegistry
+	hooks    *hooks.Registry
+	mopts    []metrics.Option
+	closers  []func()
+
+	mu   sync.Mutex                           // serialises writers of keys
+	keys atomic.Pointer[map[string]*keyState] // copy on write: one lock-free lookup per command
+}
+
+// Option configures NewRuntime.
+type Option func(*Runtime)
+
+// WithClock sets the clock (default clock.System()); use a clock.Fake in tests.
+func WithClock(c clock.Clock) Option { return func(r *Runtime) { r.clk = c } }
+
+// WithConfig sets the configuration store (default: a fresh config.NewStore()).
+func WithConfig(s *config.Store) Option { return func(r *Runtime) { r.config = s } }
+
+// WithHooks sets the hook registry (default: a fresh hooks.NewRegistry()).
+func WithHooks(h *hooks.Registry) Option { return func(r *Runtime) { r.hooks = h } }
+
+// WithMetricsOptions passes options to the runtime's metrics registry (resolution,
+// buffer size, idle eviction, logger).
+func WithMetricsOptions(opts ...metrics.Option) Option {
+	return func(r *Runtime) { r.mopts = append(r.mopts, opts...) }
+}
+
+// NewRuntime returns a runtime with fresh registries, except those given as options.
+// Close it when done: it stops the metrics goroutines and the thread pools it created.
+func NewRuntime(opts ...Option) *Runtime {
+	r := &Runtime{}
+	for _, o := range opts {
+		o(r)
+	}
+	if r.clk == nil {
+		r.clk = clock.System()
+	}
+	r.base = r.clk.Now()
+	if r.config == nil {
+		r.config = config.NewStore()
+	}
+	if r.hooks == nil {
+		r.hooks = hooks.NewRegistry()
+	}
+	r.metrics = metrics.NewRegistry(r.config, r.clk, r.mopts...)
+	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk)
+	r.pools = isolation.NewPoolRegistry(r.config, r.clk)
+	forget := r.metrics.OnCommandEvicted(r.forget)
+	r.closers = []func(){forget, r.breakers.Close, r.pools.Close, r.metrics.Close}
+	return r
+}
+
+var defaultRuntime = sync.OnceValue(func() *Runtime {
+	clk := clock.System()
+	r := &Runtime{
+		clk:      clk,
+		base:     clk.Now(),
+		config:   config.Default(),
+		metrics:  metrics.Default(),
+		breakers: breaker.Default(),
+		pools:    isolation.Default(),
+		hooks:    hooks.Default(),
+	}
+	r.metrics.OnCommandEvicted(r.forget)
+	return r
+})
+
+// Default returns the process-wide runtime built on the default registries
+// (config.Default, metrics.Default, breaker.Default, hooks.Default) and the system clock.
+func Default() *Runtime { return defaultRuntime() }
+
+// Close stops what NewRuntime started (thread pools, metrics goroutines). Commands must
+// not run on a closed runtime. Closing Default does nothing.
+func (r *Runtime) Close() {
+	for _, c := range r.closers {
+		c()
+	}
+	r.closers = nil
+}
+
+// Clock returns the runtime's clock.
+func (r *Runtime) Clock() clock.Clock { return r.clk }
+
+// Config returns the runtime's configuration store.
+func (r *Runtime) Config() *config.Store { return r.config }
+
+// Metrics returns the runtime's metrics registry.
+func (r *Runtime) Metrics() *metrics.Registry { return r.metrics }
+
+// Breakers returns the runtime's circuit-breaker registry.
+func (r *Runtime) Breakers() *breaker.Registry { return r.breakers }
+
+// Pools returns the runtime's thread-pool registry.
+func (r *Runtime) Pools() *isolation.PoolRegistry { return r.pools }
+
+// Hooks returns the runtime's hook registry.
+func (r *Runtime) Hooks() *hooks.Registry { return r.hooks }
+
+// CommandKeys returns the group and thread-pool keys that commands with commandKey run
+// under, or empty strings for a key that has not run in this runtime. Its signature fits
+// dashboard.Registries.CommandKeys.
+func (r *Runtime) CommandKeys(commandKey string) (group, threadPool string) {
+	if ks := r.lookup(commandKey); ks != nil {
+		return ks.info.GroupKey, ks.info.ThreadPoolKey
+	}
+	return "", ""
+}
+
+// state returns the per-key state of s.CommandKey, resolving it on first use (first
+// valid setter wins, as in Hystrix).
+func (r *Runtime) state(s *Setter) *keyState {
+	if ks := r.lookup(s.CommandKey); ks != nil {
+		return ks
+	}
+	return r.resolve(s)
+}
+
+// lookup returns the state of key if it was resolved already.
+func (r *Runtime) lookup(key string) *keyState {
+	if m := r.keys.Load(); m != nil {
+		return (*m)[key]
+	}
+	return nil
+}
+
+func (r *Runtime) resolve(s *Setter) *keyState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.keys.Load()
+	if old != nil {
+		if ks := (*old)[s.CommandKey]; ks != nil {
+			return ks
+		}
+	}
+	ks := newKeyState(r, s)
+	if ks.err != nil {
+		return ks // not cached: a later Setter with valid properties may resolve the key
+	}
+	m := make(map[string]*keyState, 1+lenOf(old))
+	if old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[s.CommandKey] = ks
+	r.keys.Store(&m)
+	return ks
+}
+
+// forget drops the state of a key whose metrics were evicted for idleness, so the next
+// command of the key resolves fresh state (the breaker registry forgets it too).
+func (r *Runtime) forget(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.keys.Load()
+	if old == nil || (*old)[key] == nil {
+		return
+	}
+	m := make(map[string]*keyState, len(*old))
+	for k, v := range *old {
+		if k != key {
+			m[k] = v
+		}
+	}
+	r.keys.Store(&m)
+}
+
+func lenOf(m *map[string]*keyState) int {
+	if m == nil {
+		return 0
+	}
+	return len(*m)
+}
