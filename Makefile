@@ -3,6 +3,9 @@ PKGS := ./...
 
 .PHONY: build test fmt-check vet bench cover demo
 
+# ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
+ARGS ?=
+
 build:
 	$(GO) build $(PKGS)
 
@@ -22,3 +25,6 @@ bench:
 cover:
 	$(GO) test -count=1 -coverprofile=coverage.out $(PKGS)
 	$(GO) tool cover -func=coverage.out | tail -1
+
+demo:
+	$(GO) run ./cmd/rxhystrix-demo $(ARGS)
