@@ -12,7 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -30,15 +30,20 @@ func main() {
 	duration := flag.Duration("duration", 0, "run for this long, then exit (0 runs until interrupted)")
 	rate := flag.Int("rate", 50, "simulated page requests per second")
 	flag.Parse()
-	if err := run(*addr, *duration, *rate); err != nil {
+	if err := start(*addr, *duration, *rate); err != nil {
 		fmt.Fprintln(os.Stderr, "rxhystrix-demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string, duration time.Duration, rate int) error {
+// start checks the flags, listens on addr and runs the demo until interrupted or, with a
+// positive duration, until it has elapsed.
+func start(addr string, duration time.Duration, rate int) error {
 	if rate <= 0 {
 		return fmt.Errorf("-rate must be positive, got %d", rate)
+	}
+	if duration < 0 {
+		return fmt.Errorf("-duration must not be negative, got %s", duration)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -47,32 +52,35 @@ func run(addr string, duration time.Duration, rate int) error {
 		ctx, cancel = context.WithTimeout(ctx, duration)
 		defer cancel()
 	}
-
-	rt := command.NewRuntime()
-	defer rt.Close()
-
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
+	return run(ctx, ln, rate, os.Stdout)
+}
+
+// run serves the dashboard streams on ln, drives rate pages a second through the
+// commands and prints the table to out every second, until ctx ends. It returns when
+// everything it started has stopped.
+func run(ctx context.Context, ln net.Listener, rate int, out io.Writer) error {
+	rt := command.NewRuntime()
+	defer rt.Close()
+
 	// Streams never end by themselves: their requests share ctx, so they end with the run.
 	srv := &http.Server{
 		Handler: newMux(rt), ReadHeaderTimeout: 5 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			slog.Error("dashboard server", "err", err)
-		}
-	}()
-	fmt.Printf("rxhystrix demo: dashboard stream on http://%s/hystrix.stream, %d requests/s\n", ln.Addr(), rate)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(out, "rxhystrix demo: dashboard stream on http://%s/hystrix.stream, %d requests/s\n", ln.Addr(), rate)
 
-	start := time.Now()
+	began := time.Now()
 	var pages sync.WaitGroup
 	generated := make(chan struct{})
 	go func() {
 		defer close(generated)
-		generate(ctx, &pages, newServices(rt, start), rate)
+		generate(ctx, &pages, newServices(rt, began), rate)
 	}()
 
 	ticker := time.NewTicker(time.Second)
@@ -80,14 +88,17 @@ func run(addr string, duration time.Duration, rate int) error {
 	for {
 		select {
 		case <-ticker.C:
-			printTable(os.Stdout, rt, time.Since(start))
+			printTable(out, rt, time.Since(began))
 		case <-ctx.Done():
 			shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			err := srv.Shutdown(shutdown)
+			if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+				err = errors.Join(err, serveErr)
+			}
 			<-generated
 			pages.Wait()
-			fmt.Println("rxhystrix demo: stopped")
+			fmt.Fprintln(out, "rxhystrix demo: stopped")
 			return err
 		}
 	}
