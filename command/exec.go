@@ -44,11 +44,10 @@ type exec struct {
 
 	parent context.Context
 
-	race      atomic.Uint32
-	events    atomic.Uint32 // atomics, because a request log may print them at any time
-	emits     atomic.Int32
-	fbEmits   atomic.Int32
-	collapsed atomic.Int32 // requests a collapser batch serves (COLLAPSED x n)
+	race    atomic.Uint32
+	events  atomic.Uint32 // atomics, because a request log may print them at any time
+	emits   atomic.Int32
+	fbEmits atomic.Int32
 
 	executed bool
 	inThread bool
@@ -67,14 +66,16 @@ type exec struct {
 
 // rare holds what few executions use.
 type rare struct {
-	cacheKey string
-	stop     <-chan struct{} // cancellation that must not interrupt the run (Queue)
+	cacheKey  string
+	stop      <-chan struct{} // cancellation that must not interrupt the run (Queue)
+	collapsed int             // requests a collapser batch serves (COLLAPSED x n)
 }
 
 // poolWait is what a THREAD execution adds: the caller's wake-up and the pool
 // goroutine's state (Hystrix's ThreadState), guarded by mu together with executed and
 // inThread.
 type poolWait struct {
+	tp     *metrics.ThreadPoolMetrics // nil for streams, which never use the pool
 	wake   chan struct{}
 	timer  clock.Timer // the eager timeout timer; stopped by terminate
 	mu     sync.Mutex
@@ -247,7 +248,7 @@ func (x *exec) count(e metrics.EventType) int {
 	case metrics.FallbackEmit:
 		return int(x.fbEmits.Load())
 	case metrics.Collapsed:
-		return int(x.collapsed.Load())
+		return x.rare.collapsed // set before the execution, as COLLAPSED itself
 	}
 	return 1
 }
@@ -255,7 +256,7 @@ func (x *exec) count(e metrics.EventType) int {
 // MarkCollapsed records that this command serves a collapser batch of n requests
 // (COLLAPSED x n). The collapser calls it before executing the batch command.
 func (x *exec) MarkCollapsed(n int) {
-	x.collapsed.Store(int32(n))
+	x.rareFields().collapsed = n
 	x.addEvent(metrics.Collapsed)
 }
 

@@ -69,6 +69,9 @@ func (e *env) assertIdle(key string) {
 	assert.Zero(e.t, ks.metrics.CurrentConcurrency(), "concurrency of %s", key)
 	assert.Zero(e.t, ks.execSem.InUse(), "execution semaphore of %s", key)
 	assert.Zero(e.t, ks.fallbackSem.InUse(), "fallback semaphore of %s", key)
+	if ks.poolMetrics != nil {
+		assert.Zero(e.t, ks.poolMetrics.CurrentActive(), "active threads of %s", key)
+	}
 }
 
 func ev(es ...metrics.EventType) []metrics.EventType { return es }

@@ -25,8 +25,9 @@ type keyState struct {
 	poolProps   config.Overrides
 	classify    Classifier
 
-	poolMu sync.Mutex
-	pool   atomic.Pointer[isolation.Pool]
+	poolMu      sync.Mutex
+	pool        atomic.Pointer[isolation.Pool]
+	poolMetrics *metrics.ThreadPoolMetrics // written before pool is stored
 }
 
 func newKeyState(r *Runtime, s *Setter) *keyState {
@@ -52,20 +53,29 @@ func newKeyState(r *Runtime, s *Setter) *keyState {
 	return ks
 }
 
-// threadPool returns the pool of the key's thread-pool key, made on first use.
-func (ks *keyState) threadPool() (*isolation.Pool, error) {
+// threadPool returns the pool of the key's thread-pool key and its metrics, made on
+// first use; the metrics read the pool's gauges.
+func (ks *keyState) threadPool() (*isolation.Pool, *metrics.ThreadPoolMetrics, error) {
 	if p := ks.pool.Load(); p != nil {
-		return p, nil
+		return p, ks.poolMetrics, nil
 	}
 	ks.poolMu.Lock()
 	defer ks.poolMu.Unlock()
 	if p := ks.pool.Load(); p != nil {
-		return p, nil
+		return p, ks.poolMetrics, nil
 	}
-	p, err := ks.rt.pools.Get(ks.info.ThreadPoolKey, ks.poolProps)
+	key := ks.info.ThreadPoolKey
+	p, err := ks.rt.pools.Get(key, ks.poolProps)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	props, err := ks.rt.config.ThreadPool(key, ks.poolProps) // cached: Get resolved it
+	if err != nil {
+		return nil, nil, err
+	}
+	m := ks.rt.metrics.ThreadPoolFor(key, props)
+	m.SetGauges(func() metrics.ThreadPoolGauges { return metrics.ThreadPoolGauges(p.Gauges()) })
+	ks.poolMetrics = m
 	ks.pool.Store(p)
-	return p, nil
+	return p, m, nil
 }

@@ -62,7 +62,11 @@ func (x *exec) terminate(now time.Duration) {
 		}
 		total = now - x.start
 	}
-	x.ks.metrics.MarkComplete(x.result(total))
+	res := x.result(total)
+	x.ks.metrics.MarkComplete(res)
+	if x.pw != nil && x.pw.tp != nil {
+		x.pw.tp.MarkComplete(res)
+	}
 	x.setTotal(total)
 	if x.executed {
 		if n := x.ks.rt.hooks.EventNotifier(); !hooks.IsNoopNotifier(n) {

@@ -8,9 +8,9 @@ import "github.com/rxhystrix/rxhystrix/metrics"
 // cancellation.
 func (c *Command[T]) inPool() (T, error) {
 	x := &c.exec
-	pool, err := x.ks.threadPool()
+	pool, tp, err := x.ks.threadPool()
 	if err == nil {
-		x.pw = &poolWait{wake: make(chan struct{})}
+		x.pw = &poolWait{tp: tp, wake: make(chan struct{})}
 		x.prepareRun(false)
 		err = pool.Submit(c.work)
 	}
@@ -100,6 +100,7 @@ func (x *exec) startThread() bool {
 	pw.thread = threadStarted
 	x.executed, x.inThread = true, true
 	x.ks.metrics.MarkStart()
+	pw.tp.MarkStart()
 	return true
 }
 

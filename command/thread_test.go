@@ -26,7 +26,7 @@ func (e *env) threadSetter(key string, pool config.Overrides, kv ...string) Sett
 // waitPoolIdle waits until the key's pool runs nothing.
 func (e *env) waitPoolIdle(key string) {
 	e.t.Helper()
-	p, err := e.key(key).threadPool()
+	p, _, err := e.key(key).threadPool()
 	require.NoError(e.t, err)
 	require.Eventually(e.t, func() bool { return p.Gauges().ActiveCount == 0 }, 5*time.Second, time.Millisecond)
 }
@@ -208,7 +208,7 @@ func TestThreadPoolRejection(t *testing.T) {
 				if i == 0 {
 					<-started
 				} else {
-					p, _ := e.key("T").threadPool()
+					p, _, _ := e.key("T").threadPool()
 					require.Eventually(t, func() bool { return p.Gauges().QueueSize == i }, 5*time.Second, time.Millisecond)
 				}
 			}
@@ -236,6 +236,12 @@ func TestThreadPoolRejection(t *testing.T) {
 			assert.EqualValues(t, tt.fill, ran.Load())
 			e.waitPoolIdle("T")
 			e.assertIdle("T")
+
+			e.tick(time.Second)
+			tp := e.rt.Metrics().ThreadPool("TPool")
+			assert.EqualValues(t, tt.fill, tp.CumulativeCount(metrics.Executed))
+			assert.EqualValues(t, 2, tp.CumulativeCount(metrics.Rejected))
+			assert.Equal(t, 1, tp.Gauges().CorePoolSize, "the metrics read the pool's gauges")
 		})
 	}
 }
@@ -266,7 +272,7 @@ func TestQueueWaitCountsTowardTheTimeout(t *testing.T) {
 		v, _ := queued.Execute(context.Background())
 		out <- v
 	}()
-	p, _ := e.key("T").threadPool()
+	p, _, _ := e.key("T").threadPool()
 	require.Eventually(t, func() bool { return p.Gauges().QueueSize == 1 }, 5*time.Second, time.Millisecond)
 	e.clk.Advance(100 * time.Millisecond)
 	assert.Equal(t, "fb", <-out)
