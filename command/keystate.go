@@ -74,7 +74,7 @@ func (ks *keyState) threadPool() (*isolation.Pool, *metrics.ThreadPoolMetrics, e
 		return nil, nil, err
 	}
 	m := ks.rt.metrics.ThreadPoolFor(key, props)
-	m.SetGauges(func() metrics.ThreadPoolGauges { return metrics.ThreadPoolGauges(p.Gauges()) })
+	m.SetGauges(p.Gauges)
 	ks.poolMetrics = m
 	ks.pool.Store(p)
 	return p, m, nil

@@ -228,7 +228,7 @@ func percentiles(at func(p float64) time.Duration) Percentiles {
 // gauge function registered with its metrics.
 func gauges(m *metrics.ThreadPoolMetrics, pools map[string]*isolation.Pool) metrics.ThreadPoolGauges {
 	if p := pools[m.Key()]; p != nil {
-		return metrics.ThreadPoolGauges(p.Gauges())
+		return p.Gauges()
 	}
 	return m.Gauges()
 }

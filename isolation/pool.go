@@ -6,6 +6,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // Pool is the goroutine pool of one thread-pool key: Hystrix's thread pool, with the
@@ -53,26 +54,9 @@ type Pool struct {
 	reaper    clock.Timer // armed while idle workers above coreSize may need to retire
 }
 
-// PoolGauges are a Pool's gauges, read together under the pool's lock, with the meanings
-// java.util.concurrent.ThreadPoolExecutor gives them.
-type PoolGauges struct {
-	// ActiveCount is the number of workers running a task.
-	ActiveCount int
-	// QueueSize is the number of tasks waiting in the queue.
-	QueueSize int
-	// PoolSize is the number of workers, busy or idle.
-	PoolSize int
-	// LargestPoolSize is the largest PoolSize the pool has had.
-	LargestPoolSize int
-	// CorePoolSize is the current coreSize.
-	CorePoolSize int
-	// MaximumPoolSize is the current effective maximum size.
-	MaximumPoolSize int
-	// CompletedTaskCount is the number of tasks that finished (panicked ones included).
-	CompletedTaskCount int64
-	// TaskCount is the number of tasks ever accepted by Submit.
-	TaskCount int64
-}
+// PoolGauges are a Pool's gauges, read together under the pool's lock; the metrics
+// package defines them, so pool metrics and dashboards read them without conversion.
+type PoolGauges = metrics.ThreadPoolGauges
 
 // NewPool returns the pool of thread-pool key with properties p (see config.Store.ThreadPool)
 // on clock clk. No worker starts before the first Submit. It panics if p or clk is nil.

@@ -2,17 +2,25 @@ package metrics
 
 import "sync/atomic"
 
-// ThreadPoolGauges are the live gauges of one goroutine pool, as its owner reports them
-// (Hystrix: active, queue size, pool size, largest, core, maximum, completed, task count).
+// ThreadPoolGauges are the live gauges of one goroutine pool, as its owner reports them,
+// with the meanings java.util.concurrent.ThreadPoolExecutor gives them.
 type ThreadPoolGauges struct {
-	ActiveCount        int
-	QueueSize          int
-	PoolSize           int
-	LargestPoolSize    int
-	CorePoolSize       int
-	MaximumPoolSize    int
+	// ActiveCount is the number of workers running a task.
+	ActiveCount int
+	// QueueSize is the number of tasks waiting in the queue.
+	QueueSize int
+	// PoolSize is the number of workers, busy or idle.
+	PoolSize int
+	// LargestPoolSize is the largest PoolSize the pool has had.
+	LargestPoolSize int
+	// CorePoolSize is the current coreSize.
+	CorePoolSize int
+	// MaximumPoolSize is the current effective maximum size.
+	MaximumPoolSize int
+	// CompletedTaskCount is the number of tasks that finished (panicked ones included).
 	CompletedTaskCount int64
-	TaskCount          int64
+	// TaskCount is the number of tasks ever accepted.
+	TaskCount int64
 }
 
 // ThreadPoolMetrics are the metrics of one thread-pool key: EXECUTED and REJECTED rolling
