@@ -9,19 +9,22 @@ import (
 )
 
 // codec parses a raw property string into T and formats T back the way Hystrix prints it.
+// values, when set, lists every value of a type with few values: properties publish
+// pointers to these shared variables instead of allocating.
 type codec[T any] struct {
 	parse  func(string) (T, error)
 	format func(T) string
+	values []T
 }
 
 // Raw values are trimmed; integers are Java ints (32 bit), as in Hystrix.
 var (
 	intCodec  = codec[int]{parse: parseInt, format: strconv.Itoa}
-	boolCodec = codec[bool]{parse: parseBool, format: strconv.FormatBool}
+	boolCodec = codec[bool]{parse: parseBool, format: strconv.FormatBool, values: []bool{false, true}}
 	strCodec  = codec[string]{parse: func(s string) (string, error) { return strings.TrimSpace(s), nil },
 		format: func(s string) string { return s }}
 	isolationCodec = codec[IsolationStrategy]{parse: ParseIsolationStrategy,
-		format: IsolationStrategy.String}
+		format: IsolationStrategy.String, values: []IsolationStrategy{Thread, Semaphore}}
 	millisCodec  = durationCodec(time.Millisecond)
 	minutesCodec = durationCodec(time.Minute)
 )

@@ -28,31 +28,48 @@ type CollapserProperties struct {
 	// RollingPercentileBucketSize: metrics.rollingPercentile.bucketSize = 100 (>= 1).
 	RollingPercentileBucketSize *Property[int]
 
-	set *propSet
+	k keyState
 }
 
-func newCollapserProperties(key string) (*CollapserProperties, *propSet) {
-	s := newPropSet("collapser", key)
-	c := &CollapserProperties{set: s}
-	c.MaxRequestsInBatch = add(s, "maxRequestsInBatch", 0, intCodec, atLeast(0)).prop
-	c.TimerDelay = add(s, "timerDelayInMilliseconds", 10*time.Millisecond, millisCodec, positive).prop
-	c.RequestCacheEnabled = add(s, "requestCache.enabled", true, boolCodec, nil).prop
-	statsWindow := add(s, "metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive)
-	c.RollingStatsWindow = statsWindow.prop
-	statsBuckets := add(s, "metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1))
-	c.RollingStatsBuckets = statsBuckets.prop
-	c.RollingPercentileEnabled = add(s, "metrics.rollingPercentile.enabled", true, boolCodec, nil).prop
-	pctWindow := add(s, "metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive)
-	c.RollingPercentileWindow = pctWindow.prop
-	pctBuckets := add(s, "metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1))
-	c.RollingPercentileBuckets = pctBuckets.prop
-	c.RollingPercentileBucketSize = add(s, "metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1)).prop
-	s.checks = []check{divisible(statsWindow, statsBuckets), divisible(pctWindow, pctBuckets)}
-	return c, s
-}
+type coll = CollapserProperties
+
+// collapserScope is the table of every collapser property, shared by every collapser key.
+var collapserScope = func() *scope[coll] {
+	sc := newScope("collapser", func(c *coll) *keyState { return &c.k },
+		prop("maxRequestsInBatch", 0, intCodec, atLeast(0),
+			func(c *coll) **Property[int] { return &c.MaxRequestsInBatch }),
+		prop("timerDelayInMilliseconds", 10*time.Millisecond, millisCodec, positive,
+			func(c *coll) **Property[time.Duration] { return &c.TimerDelay }),
+		prop("requestCache.enabled", true, boolCodec, nil,
+			func(c *coll) **Property[bool] { return &c.RequestCacheEnabled }),
+		prop("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
+			func(c *coll) **Property[time.Duration] { return &c.RollingStatsWindow }),
+		prop("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
+			func(c *coll) **Property[int] { return &c.RollingStatsBuckets }),
+		prop("metrics.rollingPercentile.enabled", true, boolCodec, nil,
+			func(c *coll) **Property[bool] { return &c.RollingPercentileEnabled }),
+		prop("metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive,
+			func(c *coll) **Property[time.Duration] { return &c.RollingPercentileWindow }),
+		prop("metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1),
+			func(c *coll) **Property[int] { return &c.RollingPercentileBuckets }),
+		prop("metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1),
+			func(c *coll) **Property[int] { return &c.RollingPercentileBucketSize }),
+	)
+	sc.checks = []check[coll]{
+		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),
+		divisible(sc, "metrics.rollingPercentile.timeInMilliseconds", "metrics.rollingPercentile.numBuckets"),
+	}
+	return sc
+}()
 
 // Key returns the collapser key.
-func (c *CollapserProperties) Key() string { return c.set.key }
+func (c *CollapserProperties) Key() string { return c.k.key }
 
 // Settings lists every collapser property with its full Hystrix name and current value.
-func (c *CollapserProperties) Settings() []Setting { return c.set.settings() }
+func (c *CollapserProperties) Settings() []Setting { return collapserScope.settings(c) }
+
+func (c *CollapserProperties) state() *keyState { return &c.k }
+
+func (c *CollapserProperties) refresh(lookup func(string) (string, bool), scratch *[]any) []*PropertyError {
+	return collapserScope.refresh(c, lookup, scratch)
+}

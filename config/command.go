@@ -58,46 +58,78 @@ type CommandProperties struct {
 	// thread-pool key).
 	ThreadPoolKeyOverride *Property[string]
 
-	set *propSet
+	k keyState
 }
 
-func newCommandProperties(key string) (*CommandProperties, *propSet) {
-	s := newPropSet("command", key)
-	c := &CommandProperties{set: s}
-	c.IsolationStrategy = add(s, "execution.isolation.strategy", Thread, isolationCodec, nil).prop
-	c.ExecutionTimeout = add(s, "execution.isolation.thread.timeoutInMilliseconds", time.Second, millisCodec, positive).prop
-	c.ExecutionTimeoutEnabled = add(s, "execution.timeout.enabled", true, boolCodec, nil).prop
-	c.InterruptOnTimeout = add(s, "execution.isolation.thread.interruptOnTimeout", true, boolCodec, nil).prop
-	c.InterruptOnFutureCancel = add(s, "execution.isolation.thread.interruptOnFutureCancel", false, boolCodec, nil).prop
-	c.ExecutionMaxConcurrentRequests = add(s, "execution.isolation.semaphore.maxConcurrentRequests", 10, intCodec, atLeast(0)).prop
-	c.FallbackMaxConcurrentRequests = add(s, "fallback.isolation.semaphore.maxConcurrentRequests", 10, intCodec, atLeast(0)).prop
-	c.FallbackEnabled = add(s, "fallback.enabled", true, boolCodec, nil).prop
-	c.CircuitBreakerEnabled = add(s, "circuitBreaker.enabled", true, boolCodec, nil).prop
-	c.CircuitBreakerRequestVolumeThreshold = add(s, "circuitBreaker.requestVolumeThreshold", 20, intCodec, atLeast(0)).prop
-	c.CircuitBreakerSleepWindow = add(s, "circuitBreaker.sleepWindowInMilliseconds", 5*time.Second, millisCodec, nonNegative).prop
-	c.CircuitBreakerErrorThresholdPercentage = add(s, "circuitBreaker.errorThresholdPercentage", 50, intCodec, percentage).prop
-	c.CircuitBreakerForceOpen = add(s, "circuitBreaker.forceOpen", false, boolCodec, nil).prop
-	c.CircuitBreakerForceClosed = add(s, "circuitBreaker.forceClosed", false, boolCodec, nil).prop
-	statsWindow := add(s, "metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive)
-	c.RollingStatsWindow = statsWindow.prop
-	statsBuckets := add(s, "metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1))
-	c.RollingStatsBuckets = statsBuckets.prop
-	c.RollingPercentileEnabled = add(s, "metrics.rollingPercentile.enabled", true, boolCodec, nil).prop
-	pctWindow := add(s, "metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive)
-	c.RollingPercentileWindow = pctWindow.prop
-	pctBuckets := add(s, "metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1))
-	c.RollingPercentileBuckets = pctBuckets.prop
-	c.RollingPercentileBucketSize = add(s, "metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1)).prop
-	c.HealthSnapshotInterval = add(s, "metrics.healthSnapshot.intervalInMilliseconds", 500*time.Millisecond, millisCodec, positive).prop
-	c.RequestCacheEnabled = add(s, "requestCache.enabled", true, boolCodec, nil).prop
-	c.RequestLogEnabled = add(s, "requestLog.enabled", true, boolCodec, nil).prop
-	c.ThreadPoolKeyOverride = add(s, "threadPoolKeyOverride", "", strCodec, nil).prop
-	s.checks = []check{divisible(statsWindow, statsBuckets), divisible(pctWindow, pctBuckets)}
-	return c, s
-}
+type cmd = CommandProperties
+
+// commandScope is the table of every command property, shared by every command key.
+var commandScope = func() *scope[cmd] {
+	sc := newScope("command", func(c *cmd) *keyState { return &c.k },
+		prop("execution.isolation.strategy", Thread, isolationCodec, nil,
+			func(c *cmd) **Property[IsolationStrategy] { return &c.IsolationStrategy }),
+		prop("execution.isolation.thread.timeoutInMilliseconds", time.Second, millisCodec, positive,
+			func(c *cmd) **Property[time.Duration] { return &c.ExecutionTimeout }),
+		prop("execution.timeout.enabled", true, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.ExecutionTimeoutEnabled }),
+		prop("execution.isolation.thread.interruptOnTimeout", true, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.InterruptOnTimeout }),
+		prop("execution.isolation.thread.interruptOnFutureCancel", false, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.InterruptOnFutureCancel }),
+		prop("execution.isolation.semaphore.maxConcurrentRequests", 10, intCodec, atLeast(0),
+			func(c *cmd) **Property[int] { return &c.ExecutionMaxConcurrentRequests }),
+		prop("fallback.isolation.semaphore.maxConcurrentRequests", 10, intCodec, atLeast(0),
+			func(c *cmd) **Property[int] { return &c.FallbackMaxConcurrentRequests }),
+		prop("fallback.enabled", true, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.FallbackEnabled }),
+		prop("circuitBreaker.enabled", true, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.CircuitBreakerEnabled }),
+		prop("circuitBreaker.requestVolumeThreshold", 20, intCodec, atLeast(0),
+			func(c *cmd) **Property[int] { return &c.CircuitBreakerRequestVolumeThreshold }),
+		prop("circuitBreaker.sleepWindowInMilliseconds", 5*time.Second, millisCodec, nonNegative,
+			func(c *cmd) **Property[time.Duration] { return &c.CircuitBreakerSleepWindow }),
+		prop("circuitBreaker.errorThresholdPercentage", 50, intCodec, percentage,
+			func(c *cmd) **Property[int] { return &c.CircuitBreakerErrorThresholdPercentage }),
+		prop("circuitBreaker.forceOpen", false, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.CircuitBreakerForceOpen }),
+		prop("circuitBreaker.forceClosed", false, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.CircuitBreakerForceClosed }),
+		prop("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
+			func(c *cmd) **Property[time.Duration] { return &c.RollingStatsWindow }),
+		prop("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
+			func(c *cmd) **Property[int] { return &c.RollingStatsBuckets }),
+		prop("metrics.rollingPercentile.enabled", true, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.RollingPercentileEnabled }),
+		prop("metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive,
+			func(c *cmd) **Property[time.Duration] { return &c.RollingPercentileWindow }),
+		prop("metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1),
+			func(c *cmd) **Property[int] { return &c.RollingPercentileBuckets }),
+		prop("metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1),
+			func(c *cmd) **Property[int] { return &c.RollingPercentileBucketSize }),
+		prop("metrics.healthSnapshot.intervalInMilliseconds", 500*time.Millisecond, millisCodec, positive,
+			func(c *cmd) **Property[time.Duration] { return &c.HealthSnapshotInterval }),
+		prop("requestCache.enabled", true, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.RequestCacheEnabled }),
+		prop("requestLog.enabled", true, boolCodec, nil,
+			func(c *cmd) **Property[bool] { return &c.RequestLogEnabled }),
+		prop("threadPoolKeyOverride", "", strCodec, nil,
+			func(c *cmd) **Property[string] { return &c.ThreadPoolKeyOverride }),
+	)
+	sc.checks = []check[cmd]{
+		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),
+		divisible(sc, "metrics.rollingPercentile.timeInMilliseconds", "metrics.rollingPercentile.numBuckets"),
+	}
+	return sc
+}()
 
 // Key returns the command key.
-func (c *CommandProperties) Key() string { return c.set.key }
+func (c *CommandProperties) Key() string { return c.k.key }
 
 // Settings lists every command property with its full Hystrix name and current value.
-func (c *CommandProperties) Settings() []Setting { return c.set.settings() }
+func (c *CommandProperties) Settings() []Setting { return commandScope.settings(c) }
+
+func (c *CommandProperties) state() *keyState { return &c.k }
+
+func (c *CommandProperties) refresh(lookup func(string) (string, bool), scratch *[]any) []*PropertyError {
+	return commandScope.refresh(c, lookup, scratch)
+}

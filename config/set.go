@@ -8,128 +8,253 @@ import (
 	"time"
 )
 
-// field is one property of a propSet, seen without its type. stage/useDefault/revert
-// prepare a candidate value; commit publishes it to the Property. Everything except
-// value runs under the owning Store's lock.
-type field interface {
-	shortName() string
-	fullName() string
-	stage(raw string) error
-	useDefault()
-	revert()
-	commit()
-	value() string
+// Memory layout. A key costs one owner struct (CommandProperties, ThreadPoolProperties
+// or CollapserProperties: the exported *Property fields plus the keyState inline) and one
+// small Property per property. Everything that is the same for every key (short name,
+// default name, built-in default, codec, range rule, cross-property rules) lives once in
+// a package-level scope table (commandScope, threadPoolScope, collapserScope). A value
+// equal to the built-in default, and every bool and IsolationStrategy value, points to a
+// shared read-only variable, so a key whose properties are all defaults allocates no
+// values; candidates during resolution live in a scratch slice of the Store.
+
+// keyState is the per-key state of one key of one scope, kept inline in its owner.
+// Everything but scope and key changes only under the owning Store's lock.
+type keyState struct {
+	scope    string            // "command", "threadpool" or "collapser"
+	key      string            // the command, thread-pool or collapser key
+	inCode   []inCodeValue     // values set in code, by field index; nil when none
+	reported map[string]string // full name -> bad value already reported; nil when none
+	idx      int               // index in Store.sets; -1 once forgotten
 }
 
-// slot is the typed field behind one Property.
-type slot[T comparable] struct {
-	prop  *Property[T]
-	short string
-	def   T
-	codec codec[T]
-	valid func(T) error
-	next  T // candidate value
+// inCodeValue is one value set in code: the raw string of field i.
+type inCodeValue struct {
+	i   int
+	raw string
 }
 
-func (s *slot[T]) shortName() string { return s.short }
-func (s *slot[T]) fullName() string  { return s.prop.name }
-func (s *slot[T]) useDefault()       { s.next = s.def }
-func (s *slot[T]) revert()           { s.next = s.prop.Get() }
-func (s *slot[T]) value() string     { return s.prop.String() }
+// name returns hystrix.<scope>.<key>.<short>.
+func (k *keyState) name(short string) string {
+	return "hystrix." + k.scope + "." + k.key + "." + short
+}
 
-// changed reports whether the candidate differs from the published value (from the
-// built-in default before anything is published).
-func (s *slot[T]) changed() bool {
-	if old := s.prop.v.Load(); old != nil {
-		return *old != s.next
+// inCodeRaw returns the value set in code for field i.
+func (k *keyState) inCodeRaw(i int) (string, bool) {
+	for _, v := range k.inCode {
+		if v.i == i {
+			return v.raw, true
+		}
 	}
-	return s.next != s.def
+	return "", false
 }
 
-func (s *slot[T]) stage(raw string) error {
-	v, err := s.codec.parse(raw)
-	if err == nil && s.valid != nil {
-		err = s.valid(v)
+// resolution is the state of resolving the properties of one key of owner type O:
+// cand[i] is the candidate value of field i as a *T (never written through).
+type resolution[O any] struct {
+	sc   *scope[O]
+	o    *O
+	k    *keyState
+	cand []any
+}
+
+// field is one property of a scope, shared by every key, seen without its value type.
+// Everything but value runs under the owning Store's lock.
+type field[O any] interface {
+	shortName() string
+	defaultName() string     // hystrix.<scope>.default.<short>
+	setScope(scope string)   // called once, when the scope table is made
+	build(o *O, k *keyState) // makes the key's Property (no value yet)
+	useDefault(r *resolution[O], i int)
+	revert(r *resolution[O], i int) // candidate := the published value
+	stage(r *resolution[O], i int, raw string) error
+	changed(r *resolution[O], i int) bool
+	commit(r *resolution[O], i int)
+	formatCand(r *resolution[O], i int) string
+	value(o *O) string
+}
+
+// desc describes one property of type T of owner type O: the metadata shared by every
+// key and the way to reach the key's Property in its owner.
+type desc[O any, T comparable] struct {
+	meta[T]
+	dflt   string // hystrix.<scope>.default.<short>
+	def    *T     // built-in default, shared
+	parse  func(string) (T, error)
+	valid  func(T) error // nil: any parsable value
+	values []T           // shared values (see codec.values)
+	field  func(*O) **Property[T]
+}
+
+// prop declares a property with its Hystrix short name, built-in default, codec,
+// per-value rule (nil: any parsable value) and field of the owner.
+func prop[O any, T comparable](short string, def T, c codec[T], valid func(T) error,
+	f func(*O) **Property[T]) field[O] {
+	d := &desc[O, T]{meta: meta[T]{short: short, format: c.format},
+		parse: c.parse, valid: valid, values: c.values, field: f}
+	d.def = d.intern(def, nil)
+	return d
+}
+
+func (d *desc[O, T]) shortName() string   { return d.short }
+func (d *desc[O, T]) defaultName() string { return d.dflt }
+func (d *desc[O, T]) setScope(scope string) {
+	d.dflt = "hystrix." + scope + ".default." + d.short
+}
+
+func (d *desc[O, T]) build(o *O, k *keyState) {
+	*d.field(o) = &Property[T]{key: k, m: &d.meta}
+}
+
+// intern returns a pointer to v that may be published: cur if it holds v, else the
+// shared default or shared value equal to v, else a new one.
+func (d *desc[O, T]) intern(v T, cur *T) *T {
+	switch {
+	case cur != nil && *cur == v:
+		return cur
+	case d.def != nil && *d.def == v:
+		return d.def
+	}
+	for i := range d.values {
+		if d.values[i] == v {
+			return &d.values[i]
+		}
+	}
+	return &v
+}
+
+func (d *desc[O, T]) current(r *resolution[O]) *T { return (*d.field(r.o)).v.Load() }
+func (d *desc[O, T]) next(r *resolution[O], i int) *T {
+	return r.cand[i].(*T)
+}
+
+func (d *desc[O, T]) useDefault(r *resolution[O], i int) { r.cand[i] = d.def }
+func (d *desc[O, T]) revert(r *resolution[O], i int)     { r.cand[i] = d.current(r) }
+
+func (d *desc[O, T]) stage(r *resolution[O], i int, raw string) error {
+	v, err := d.parse(raw)
+	if err == nil && d.valid != nil {
+		err = d.valid(v)
 	}
 	if err != nil {
 		return err
 	}
-	s.next = v
+	r.cand[i] = d.intern(v, d.current(r))
 	return nil
 }
 
-// commit stores the candidate; an unchanged value is not stored again.
-func (s *slot[T]) commit() {
-	if old := s.prop.v.Load(); old == nil || *old != s.next {
-		v := s.next
-		s.prop.v.Store(&v)
+// changed reports whether the candidate differs from the published value (from the
+// built-in default before anything is published).
+func (d *desc[O, T]) changed(r *resolution[O], i int) bool {
+	if old := d.current(r); old != nil {
+		return *old != *d.next(r, i)
+	}
+	return *d.next(r, i) != *d.def
+}
+
+// commit publishes the candidate; an unchanged value is not stored again.
+func (d *desc[O, T]) commit(r *resolution[O], i int) {
+	p := *d.field(r.o)
+	next := d.next(r, i)
+	if old := p.v.Load(); old == nil || (old != next && *old != *next) {
+		p.v.Store(next)
 	}
 }
+
+func (d *desc[O, T]) formatCand(r *resolution[O], i int) string {
+	return d.format(*d.next(r, i))
+}
+
+func (d *desc[O, T]) value(o *O) string { return (*d.field(o)).String() }
+
+// candValue returns the candidate value of field i, which must be of type T.
+func candValue[T any, O any](r *resolution[O], i int) T { return *r.cand[i].(*T) }
 
 // check is a cross-property rule over candidate values. When it fails, its fields keep
-// their previous values. The fields of different checks of one set never overlap.
-type check struct {
-	fields []field
-	run    func() *PropertyError
+// their previous values. The fields of different checks of one scope never overlap.
+type check[O any] struct {
+	fields []int
+	run    func(r *resolution[O]) *PropertyError
 }
 
-// propSet is every property of one key of one scope ("command", "threadpool",
-// "collapser"): the fields, the cross-property checks and the values set in code.
-type propSet struct {
-	scope    string
-	key      string
-	fields   []field
-	byName   map[string]field
-	checks   []check
-	inCode   Overrides
-	reported map[string]string // full name -> bad value already reported
+// scope is the table of every property of one scope ("command", "threadpool",
+// "collapser"), shared by every key of that scope.
+type scope[O any] struct {
+	name   string
+	fields []field[O]
+	byName map[string]int
+	checks []check[O]
+	state  func(*O) *keyState
 }
 
-func newPropSet(scope, key string) *propSet {
-	return &propSet{scope: scope, key: key, byName: map[string]field{}}
-}
-
-// name returns hystrix.<scope>.<key>.<short>.
-func (s *propSet) name(key, short string) string {
-	return "hystrix." + s.scope + "." + key + "." + short
-}
-
-// add declares a property with its Hystrix short name, built-in default, codec and
-// per-value rule (nil: any parsable value).
-func add[T comparable](s *propSet, short string, def T, c codec[T], valid func(T) error) *slot[T] {
-	sl := &slot[T]{
-		prop:  &Property[T]{name: s.name(s.key, short), format: c.format},
-		short: short, def: def, codec: c, valid: valid,
+func newScope[O any](name string, state func(*O) *keyState, fields ...field[O]) *scope[O] {
+	sc := &scope[O]{name: name, fields: fields, byName: map[string]int{}, state: state}
+	for i, f := range fields {
+		f.setScope(name)
+		sc.byName[f.shortName()] = i
 	}
-	s.fields = append(s.fields, sl)
-	s.byName[short] = sl
-	return sl
+	return sc
 }
+
+// index returns the field index of a short name; it panics on a typo in a table.
+func (sc *scope[O]) index(short string) int {
+	i, ok := sc.byName[short]
+	if !ok {
+		panic("config: no property " + short + " in scope " + sc.name)
+	}
+	return i
+}
+
+// newKey makes the owner of a key, with every Property but no values yet.
+func (sc *scope[O]) newKey(key string) *O {
+	o := new(O)
+	k := sc.state(o)
+	k.scope, k.key, k.idx = sc.name, key, -1
+	for _, f := range sc.fields {
+		f.build(o, k)
+	}
+	return o
+}
+
+func (sc *scope[O]) resolution(o *O, scratch *[]any) *resolution[O] {
+	n := len(sc.fields)
+	if cap(*scratch) < n {
+		*scratch = make([]any, n)
+	}
+	return &resolution[O]{sc: sc, o: o, k: sc.state(o), cand: (*scratch)[:n]}
+}
+
+// done drops the candidates, so the scratch keeps no value alive.
+func (r *resolution[O]) done() { clear(r.cand) }
 
 // init validates the values set in code over the built-in defaults and publishes that
 // baseline. Any unknown name, bad value or failed cross-property rule is an error and
 // nothing is published.
-func (s *propSet) init(inCode Overrides) error {
+func (sc *scope[O]) init(o *O, inCode Overrides, scratch *[]any) error {
+	r := sc.resolution(o, scratch)
+	defer r.done()
 	var errs []error
+	var vals []inCodeValue
 	for _, n := range slices.Sorted(maps.Keys(inCode)) {
-		if _, ok := s.byName[n]; !ok {
-			errs = append(errs, &PropertyError{Name: s.name(s.key, n), Value: inCode[n],
+		if i, ok := sc.byName[n]; ok {
+			vals = append(vals, inCodeValue{i: i, raw: inCode[n]})
+		} else {
+			errs = append(errs, &PropertyError{Name: r.k.name(n), Value: inCode[n],
 				InCode: true, Err: ErrUnknownProperty})
 		}
 	}
-	for _, f := range s.fields {
-		f.useDefault()
-		raw, ok := inCode[f.shortName()]
-		if !ok {
-			continue
-		}
-		if err := f.stage(raw); err != nil {
-			errs = append(errs, &PropertyError{Name: f.fullName(), Value: raw, InCode: true, Err: err})
+	slices.SortFunc(vals, func(a, b inCodeValue) int { return a.i - b.i })
+	for i, f := range sc.fields {
+		f.useDefault(r, i)
+	}
+	for _, v := range vals {
+		if err := sc.fields[v.i].stage(r, v.i, v.raw); err != nil {
+			errs = append(errs, &PropertyError{Name: r.k.name(sc.fields[v.i].shortName()),
+				Value: v.raw, InCode: true, Err: err})
 		}
 	}
 	if len(errs) == 0 {
-		for _, c := range s.checks {
-			if e := c.run(); e != nil {
+		for _, c := range sc.checks {
+			if e := c.run(r); e != nil {
 				e.InCode = true
 				errs = append(errs, e)
 			}
@@ -138,9 +263,9 @@ func (s *propSet) init(inCode Overrides) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	s.inCode = maps.Clone(inCode)
-	for _, f := range s.fields {
-		f.commit()
+	r.k.inCode = slices.Clip(vals)
+	for i, f := range sc.fields {
+		f.commit(r, i)
 	}
 	return nil
 }
@@ -149,44 +274,48 @@ func (s *propSet) init(inCode Overrides) error {
 // the values that changed. A bad value leaves its property at the previous value; it is
 // returned once (until it changes or goes away), so a lingering bad value is not
 // reported again on every unrelated change.
-func (s *propSet) refresh(lookup func(string) (string, bool)) []*PropertyError {
+func (sc *scope[O]) refresh(o *O, lookup func(string) (string, bool), scratch *[]any) []*PropertyError {
+	r := sc.resolution(o, scratch)
+	defer r.done()
 	var errs []*PropertyError
-	for _, f := range s.fields {
-		f.revert()
-		raw, from, inCode, ok := s.resolve(f.shortName(), lookup)
+	for i, f := range sc.fields {
+		f.revert(r, i)
+		raw, from, inCode, ok := r.resolve(i, lookup)
 		if !ok {
-			f.useDefault()
+			f.useDefault(r, i)
 			continue
 		}
-		if err := f.stage(raw); err != nil {
+		if err := f.stage(r, i, raw); err != nil {
 			errs = append(errs, &PropertyError{Name: from, Value: raw, InCode: inCode, Err: err})
 		}
 	}
-	for _, c := range s.checks {
-		if e := c.run(); e != nil {
-			for _, f := range c.fields {
-				f.revert()
+	for _, c := range sc.checks {
+		if e := c.run(r); e != nil {
+			for _, i := range c.fields {
+				sc.fields[i].revert(r, i)
 			}
 			errs = append(errs, e)
 		}
 	}
-	for _, f := range s.fields {
-		f.commit()
+	for i, f := range sc.fields {
+		f.commit(r, i)
 	}
-	return s.unreported(errs)
+	return r.k.unreported(errs)
 }
 
-// resolve finds the raw value by precedence: hystrix.<scope>.<key>.X, the value set in
-// code, hystrix.<scope>.default.X. ok is false when none is set (built-in default).
-func (s *propSet) resolve(short string, lookup func(string) (string, bool)) (raw, from string, inCode, ok bool) {
-	from = s.name(s.key, short)
+// resolve finds the raw value of field i by precedence: hystrix.<scope>.<key>.X, the
+// value set in code, hystrix.<scope>.default.X. ok is false when none is set (built-in
+// default).
+func (r *resolution[O]) resolve(i int, lookup func(string) (string, bool)) (raw, from string, inCode, ok bool) {
+	f := r.sc.fields[i]
+	from = r.k.name(f.shortName())
 	if raw, ok = lookup(from); ok {
 		return raw, from, false, true
 	}
-	if raw, ok = s.inCode[short]; ok {
+	if raw, ok = r.k.inCodeRaw(i); ok {
 		return raw, from, true, true
 	}
-	from = s.name("default", short)
+	from = f.defaultName()
 	if raw, ok = lookup(from); ok {
 		return raw, from, false, true
 	}
@@ -194,24 +323,29 @@ func (s *propSet) resolve(short string, lookup func(string) (string, bool)) (raw
 }
 
 // unreported drops errors already reported with the same value and remembers the rest.
-func (s *propSet) unreported(errs []*PropertyError) []*PropertyError {
+func (k *keyState) unreported(errs []*PropertyError) []*PropertyError {
+	if len(errs) == 0 {
+		k.reported = nil
+		return nil
+	}
 	seen := make(map[string]string, len(errs))
 	var out []*PropertyError
 	for _, e := range errs {
 		seen[e.Name] = e.Value
-		if v, ok := s.reported[e.Name]; !ok || v != e.Value {
+		if v, ok := k.reported[e.Name]; !ok || v != e.Value {
 			out = append(out, e)
 		}
 	}
-	s.reported = seen
+	k.reported = seen
 	return out
 }
 
 // settings lists every field with its full name and current value, in declaration order.
-func (s *propSet) settings() []Setting {
-	out := make([]Setting, len(s.fields))
-	for i, f := range s.fields {
-		out[i] = Setting{Name: f.shortName(), FullName: f.fullName(), Value: f.value()}
+func (sc *scope[O]) settings(o *O) []Setting {
+	k := sc.state(o)
+	out := make([]Setting, len(sc.fields))
+	for i, f := range sc.fields {
+		out[i] = Setting{Name: f.shortName(), FullName: k.name(f.shortName()), Value: f.value(o)}
 	}
 	return out
 }
@@ -219,18 +353,21 @@ func (s *propSet) settings() []Setting {
 // divisible requires the window (in ms) to be a multiple of the bucket count. The error
 // is about the bucket count when only that changed, else about the window; its message
 // names both.
-func divisible(window *slot[time.Duration], buckets *slot[int]) check {
-	return check{fields: []field{window, buckets}, run: func() *PropertyError {
-		ms := int64(window.next / time.Millisecond)
-		if ms%int64(buckets.next) == 0 {
+func divisible[O any](sc *scope[O], windowName, bucketsName string) check[O] {
+	window, buckets := sc.index(windowName), sc.index(bucketsName)
+	return check[O]{fields: []int{window, buckets}, run: func(r *resolution[O]) *PropertyError {
+		w, n := candValue[time.Duration](r, window), candValue[int](r, buckets)
+		ms := int64(w / time.Millisecond)
+		if ms%int64(n) == 0 {
 			return nil
 		}
-		if buckets.changed() && !window.changed() {
-			return &PropertyError{Name: buckets.fullName(), Value: intCodec.format(buckets.next),
-				Err: fmt.Errorf("does not divide %s=%d", window.fullName(), ms)}
+		wf, bf := r.sc.fields[window], r.sc.fields[buckets]
+		if bf.changed(r, buckets) && !wf.changed(r, window) {
+			return &PropertyError{Name: r.k.name(bf.shortName()), Value: bf.formatCand(r, buckets),
+				Err: fmt.Errorf("does not divide %s=%d", r.k.name(wf.shortName()), ms)}
 		}
-		return &PropertyError{Name: window.fullName(), Value: window.codec.format(window.next),
-			Err: fmt.Errorf("not divisible by %s=%d", buckets.fullName(), buckets.next)}
+		return &PropertyError{Name: r.k.name(wf.shortName()), Value: wf.formatCand(r, window),
+			Err: fmt.Errorf("not divisible by %s=%d", r.k.name(bf.shortName()), n)}
 	}}
 }
 

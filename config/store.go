@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"weak"
 )
 
 // Overrides are the values set in code for one key, by Hystrix short name, e.g.
@@ -29,6 +30,8 @@ type Overrides map[string]string
 // and the *PropertyError is logged with slog.Warn and passed to every OnError callback,
 // once per distinct bad value.
 //
+// Keys are held until forgotten (ForgetCommand, ForgetThreadPool, ForgetCollapser).
+//
 // A Store is safe for concurrent use.
 type Store struct {
 	sources []Source
@@ -36,10 +39,14 @@ type Store struct {
 
 	mu         sync.RWMutex
 	closed     bool
-	sets       []*propSet
+	sets       []keyed // every held key in creation order; nil where forgotten
+	dead       int     // nil entries in sets
 	commands   map[string]*CommandProperties
 	pools      map[string]*ThreadPoolProperties
 	collapsers map[string]*CollapserProperties
+	forgotten  []weakKeyed // forgotten keys, refreshed while still referenced
+	pruneAt    int         // len(forgotten) that triggers dropping the collected ones
+	scratch    []any       // candidate values while resolving one key
 
 	errMu  sync.Mutex
 	onErr  map[uint64]func(error)
@@ -88,25 +95,36 @@ func DefaultSource() *MemorySource { return defaultSource }
 // (first creation wins, as in Hystrix). An unknown name or invalid value in inCode is an
 // error (errors.Is ErrUnknownProperty / ErrInvalidValue) and nothing is cached.
 func (s *Store) Command(key string, inCode Overrides) (*CommandProperties, error) {
-	return getOrCreate(s, s.commands, key, inCode, newCommandProperties)
+	return getOrCreate(s, &s.commands, commandScope, key, inCode)
 }
 
 // ThreadPool returns the properties of a thread-pool key (see Command for caching and
 // errors).
 func (s *Store) ThreadPool(key string, inCode Overrides) (*ThreadPoolProperties, error) {
-	return getOrCreate(s, s.pools, key, inCode, newThreadPoolProperties)
+	return getOrCreate(s, &s.pools, threadPoolScope, key, inCode)
 }
 
 // Collapser returns the properties of a collapser key (see Command for caching and
 // errors).
 func (s *Store) Collapser(key string, inCode Overrides) (*CollapserProperties, error) {
-	return getOrCreate(s, s.collapsers, key, inCode, newCollapserProperties)
+	return getOrCreate(s, &s.collapsers, collapserScope, key, inCode)
 }
 
-func getOrCreate[P any](s *Store, cache map[string]*P, key string, inCode Overrides,
-	build func(string) (*P, *propSet)) (*P, error) {
+// keyed is the owner of the properties of one key: *CommandProperties,
+// *ThreadPoolProperties or *CollapserProperties.
+type keyed interface {
+	state() *keyState
+	refresh(lookup func(string) (string, bool), scratch *[]any) []*PropertyError
+}
+
+// getOrCreate, forget and sorted take the map by address: compact replaces the maps,
+// so they are read only under the lock.
+func getOrCreate[P any, PP interface {
+	*P
+	keyed
+}](s *Store, cache *map[string]*P, sc *scope[P], key string, inCode Overrides) (*P, error) {
 	s.mu.RLock()
-	p, ok := cache[key]
+	p, ok := (*cache)[key]
 	s.mu.RUnlock()
 	if ok {
 		return p, nil
@@ -115,38 +133,148 @@ func getOrCreate[P any](s *Store, cache map[string]*P, key string, inCode Overri
 		return nil, ErrEmptyKey
 	}
 	s.mu.Lock()
-	if p, ok := cache[key]; ok {
+	if p, ok := (*cache)[key]; ok {
 		s.mu.Unlock()
 		return p, nil
 	}
-	p, set := build(key)
-	if err := set.init(inCode); err != nil {
+	p = sc.newKey(key)
+	if err := sc.init(p, inCode, &s.scratch); err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
-	errs := set.refresh(s.lookup)
-	cache[key] = p
-	s.sets = append(s.sets, set)
+	errs := PP(p).refresh(s.lookup, &s.scratch)
+	(*cache)[key] = p
+	PP(p).state().idx = len(s.sets)
+	s.sets = append(s.sets, PP(p))
 	s.mu.Unlock()
 	s.report(errs)
 	return p, nil
 }
 
+// ForgetCommand drops the properties of a command key and reports whether the Store
+// held them. The next Command call for the key creates fresh properties with that
+// call's in-code values (first creation wins again). It is meant for dynamic keys that
+// went idle (e.g. evicted from metrics): once nothing else references the dropped
+// properties they cost no memory (the Store's own bookkeeping shrinks with its keys).
+//
+// Properties already handed out keep working: the Store holds them weakly and keeps
+// re-resolving them on source changes for as long as they (or any one of their
+// *Property fields) are referenced, so e.g. a forced-open circuit breaker still
+// reaches a late holder. Their bad values are reported only while the key is not
+// held again (the new properties report the same ones). They no longer appear in
+// Commands.
+func (s *Store) ForgetCommand(key string) bool { return forget(s, &s.commands, key) }
+
+// ForgetThreadPool drops the properties of a thread-pool key (see ForgetCommand).
+func (s *Store) ForgetThreadPool(key string) bool { return forget(s, &s.pools, key) }
+
+// ForgetCollapser drops the properties of a collapser key (see ForgetCommand).
+func (s *Store) ForgetCollapser(key string) bool { return forget(s, &s.collapsers, key) }
+
+// weakKeyed is a forgotten key, held weakly; value is nil once it was collected.
+type weakKeyed interface{ value() keyed }
+
+type weakRef[P any, PP interface {
+	*P
+	keyed
+}] struct{ p weak.Pointer[P] }
+
+func (w weakRef[P, PP]) value() keyed {
+	if p := w.p.Value(); p != nil {
+		return PP(p)
+	}
+	return nil
+}
+
+func forget[P any, PP interface {
+	*P
+	keyed
+}](s *Store, cache *map[string]*P, key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := (*cache)[key]
+	if !ok {
+		return false
+	}
+	delete(*cache, key)
+	k := PP(p).state()
+	s.sets[k.idx] = nil
+	k.idx = -1
+	if s.dead++; s.dead > len(s.sets)/2 {
+		s.compact()
+	}
+	s.forgotten = append(s.forgotten, weakRef[P, PP]{weak.Make(p)})
+	if len(s.forgotten) >= s.pruneAt {
+		s.forgotten = shrink(slices.DeleteFunc(s.forgotten, func(w weakKeyed) bool { return w.value() == nil }))
+		s.pruneAt = 2*len(s.forgotten) + 64
+	}
+	return true
+}
+
+// compact drops the forgotten entries of sets and rebuilds the key maps (Go maps do
+// not shrink), so that memory follows the number of held keys. It runs when more
+// than half of sets is forgotten: amortized O(1) per forgotten key.
+func (s *Store) compact() {
+	live := make([]keyed, 0, len(s.sets)-s.dead)
+	for _, k := range s.sets {
+		if k != nil {
+			k.state().idx = len(live)
+			live = append(live, k)
+		}
+	}
+	s.sets, s.dead = live, 0
+	s.commands = rebuilt(s.commands)
+	s.pools = rebuilt(s.pools)
+	s.collapsers = rebuilt(s.collapsers)
+}
+
+func rebuilt[P any](m map[string]*P) map[string]*P {
+	out := make(map[string]*P, len(m))
+	maps.Copy(out, m)
+	return out
+}
+
+// shrink returns ws in a right-sized array once most of its capacity is unused (an
+// empty slice as nil), so forgotten keys leave no array behind.
+func shrink(ws []weakKeyed) []weakKeyed {
+	switch {
+	case len(ws) == 0:
+		return nil
+	case cap(ws) > 2*len(ws)+64:
+		return append([]weakKeyed(nil), ws...)
+	}
+	return ws
+}
+
+// holds reports whether the Store holds a key of k's scope with k's key.
+func (s *Store) holds(k *keyState) bool {
+	var ok bool
+	switch k.scope {
+	case commandScope.name:
+		_, ok = s.commands[k.key]
+	case threadPoolScope.name:
+		_, ok = s.pools[k.key]
+	case collapserScope.name:
+		_, ok = s.collapsers[k.key]
+	}
+	return ok
+}
+
 // Commands returns the properties of every command key created so far, sorted by key.
-func (s *Store) Commands() []*CommandProperties { return sorted(s, s.commands) }
+func (s *Store) Commands() []*CommandProperties { return sorted(s, &s.commands) }
 
 // ThreadPools returns the properties of every thread-pool key created so far, sorted by key.
-func (s *Store) ThreadPools() []*ThreadPoolProperties { return sorted(s, s.pools) }
+func (s *Store) ThreadPools() []*ThreadPoolProperties { return sorted(s, &s.pools) }
 
 // Collapsers returns the properties of every collapser key created so far, sorted by key.
-func (s *Store) Collapsers() []*CollapserProperties { return sorted(s, s.collapsers) }
+func (s *Store) Collapsers() []*CollapserProperties { return sorted(s, &s.collapsers) }
 
-func sorted[P any](s *Store, cache map[string]*P) []*P {
+func sorted[P any](s *Store, cache *map[string]*P) []*P {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]*P, 0, len(cache))
-	for _, k := range slices.Sorted(maps.Keys(cache)) {
-		out = append(out, cache[k])
+	out := make([]*P, 0, len(*cache))
+	for _, k := range slices.Sorted(maps.Keys(*cache)) {
+		out = append(out, (*cache)[k])
 	}
 	return out
 }
@@ -194,7 +322,8 @@ func (s *Store) lookup(name string) (string, bool) {
 	return "", false
 }
 
-// refresh re-resolves every property after a source change.
+// refresh re-resolves every property after a source change, of the held keys and of
+// the forgotten ones still referenced.
 func (s *Store) refresh() {
 	s.mu.Lock()
 	if s.closed {
@@ -202,9 +331,23 @@ func (s *Store) refresh() {
 		return
 	}
 	var errs []*PropertyError
-	for _, set := range s.sets {
-		errs = append(errs, set.refresh(s.lookup)...)
+	for _, k := range s.sets {
+		if k != nil {
+			errs = append(errs, k.refresh(s.lookup, &s.scratch)...)
+		}
 	}
+	s.forgotten = shrink(slices.DeleteFunc(s.forgotten, func(w weakKeyed) bool {
+		k := w.value()
+		if k == nil {
+			return true
+		}
+		kerrs := k.refresh(s.lookup, &s.scratch)
+		if !s.holds(k.state()) {
+			errs = append(errs, kerrs...)
+		}
+		return false
+	}))
+	s.pruneAt = 2*len(s.forgotten) + 64
 	s.mu.Unlock()
 	s.report(errs)
 }

@@ -29,28 +29,37 @@ type ThreadPoolProperties struct {
 	// RollingStatsBuckets: metrics.rollingStats.numBuckets = 10 (>= 1).
 	RollingStatsBuckets *Property[int]
 
-	set *propSet
+	k keyState
 }
 
-func newThreadPoolProperties(key string) (*ThreadPoolProperties, *propSet) {
-	s := newPropSet("threadpool", key)
-	p := &ThreadPoolProperties{set: s}
-	core := add(s, "coreSize", 10, intCodec, atLeast(0))
-	p.CoreSize = core.prop
-	maxSize := add(s, "maximumSize", 10, intCodec, atLeast(0))
-	p.MaximumSize = maxSize.prop
-	allow := add(s, "allowMaximumSizeToDivergeFromCoreSize", false, boolCodec, nil)
-	p.AllowMaximumSizeToDivergeFromCoreSize = allow.prop
-	p.MaxQueueSize = add(s, "maxQueueSize", -1, intCodec, atLeast(-1)).prop
-	p.QueueSizeRejectionThreshold = add(s, "queueSizeRejectionThreshold", 5, intCodec, atLeast(0)).prop
-	p.KeepAlive = add(s, "keepAliveTimeMinutes", time.Minute, minutesCodec, nonNegative).prop
-	statsWindow := add(s, "metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive)
-	p.RollingStatsWindow = statsWindow.prop
-	statsBuckets := add(s, "metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1))
-	p.RollingStatsBuckets = statsBuckets.prop
-	s.checks = []check{divisible(statsWindow, statsBuckets), poolHasWorkers(core, maxSize, allow)}
-	return p, s
-}
+type pool = ThreadPoolProperties
+
+// threadPoolScope is the table of every thread-pool property, shared by every pool key.
+var threadPoolScope = func() *scope[pool] {
+	sc := newScope("threadpool", func(p *pool) *keyState { return &p.k },
+		prop("coreSize", 10, intCodec, atLeast(0),
+			func(p *pool) **Property[int] { return &p.CoreSize }),
+		prop("maximumSize", 10, intCodec, atLeast(0),
+			func(p *pool) **Property[int] { return &p.MaximumSize }),
+		prop("allowMaximumSizeToDivergeFromCoreSize", false, boolCodec, nil,
+			func(p *pool) **Property[bool] { return &p.AllowMaximumSizeToDivergeFromCoreSize }),
+		prop("maxQueueSize", -1, intCodec, atLeast(-1),
+			func(p *pool) **Property[int] { return &p.MaxQueueSize }),
+		prop("queueSizeRejectionThreshold", 5, intCodec, atLeast(0),
+			func(p *pool) **Property[int] { return &p.QueueSizeRejectionThreshold }),
+		prop("keepAliveTimeMinutes", time.Minute, minutesCodec, nonNegative,
+			func(p *pool) **Property[time.Duration] { return &p.KeepAlive }),
+		prop("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
+			func(p *pool) **Property[time.Duration] { return &p.RollingStatsWindow }),
+		prop("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
+			func(p *pool) **Property[int] { return &p.RollingStatsBuckets }),
+	)
+	sc.checks = []check[pool]{
+		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),
+		poolHasWorkers(sc),
+	}
+	return sc
+}()
 
 // effectiveMaximumSize is max(core, maximum) when allow, else core (as Hystrix).
 func effectiveMaximumSize(core, maximum int, allow bool) int {
@@ -61,14 +70,17 @@ func effectiveMaximumSize(core, maximum int, allow bool) int {
 }
 
 // poolHasWorkers requires an effective maximum pool size of at least 1.
-func poolHasWorkers(core, maximum *slot[int], allow *slot[bool]) check {
-	return check{fields: []field{core, maximum, allow}, run: func() *PropertyError {
-		if effectiveMaximumSize(core.next, maximum.next, allow.next) >= 1 {
+func poolHasWorkers(sc *scope[pool]) check[pool] {
+	core, maximum := sc.index("coreSize"), sc.index("maximumSize")
+	allow := sc.index("allowMaximumSizeToDivergeFromCoreSize")
+	return check[pool]{fields: []int{core, maximum, allow}, run: func(r *resolution[pool]) *PropertyError {
+		c, m, a := candValue[int](r, core), candValue[int](r, maximum), candValue[bool](r, allow)
+		if effectiveMaximumSize(c, m, a) >= 1 {
 			return nil
 		}
-		return &PropertyError{Name: core.fullName(), Value: intCodec.format(core.next),
+		return &PropertyError{Name: r.k.name("coreSize"), Value: intCodec.format(c),
 			Err: fmt.Errorf("effective maximum pool size is 0 (%s=%d, %s=%t)",
-				maximum.fullName(), maximum.next, allow.fullName(), allow.next)}
+				r.k.name("maximumSize"), m, r.k.name("allowMaximumSizeToDivergeFromCoreSize"), a)}
 	}}
 }
 
@@ -82,7 +94,13 @@ func (p *ThreadPoolProperties) EffectiveMaximumSize() int {
 }
 
 // Key returns the thread-pool key.
-func (p *ThreadPoolProperties) Key() string { return p.set.key }
+func (p *ThreadPoolProperties) Key() string { return p.k.key }
 
 // Settings lists every thread-pool property with its full Hystrix name and current value.
-func (p *ThreadPoolProperties) Settings() []Setting { return p.set.settings() }
+func (p *ThreadPoolProperties) Settings() []Setting { return threadPoolScope.settings(p) }
+
+func (p *ThreadPoolProperties) state() *keyState { return &p.k }
+
+func (p *ThreadPoolProperties) refresh(lookup func(string) (string, bool), scratch *[]any) []*PropertyError {
+	return threadPoolScope.refresh(p, lookup, scratch)
+}
