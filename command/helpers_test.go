@@ -55,9 +55,7 @@ func (e *env) setter(key string, kv ...string) Setter {
 
 // key returns the resolved state of a command key.
 func (e *env) key(key string) *keyState {
-	m := e.rt.keys.Load()
-	require.NotNil(e.t, m)
-	ks := (*m)[key]
+	ks := e.rt.lookup(key)
 	require.NotNil(e.t, ks, "key %s never used", key)
 	return ks
 }

@@ -2,7 +2,6 @@ package command
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
@@ -28,8 +27,8 @@ type Runtime struct {
 	mopts    []metrics.Option
 	closers  []func()
 
-	mu   sync.Mutex                           // serialises writers of keys
-	keys atomic.Pointer[map[string]*keyState] // copy on write: one lock-free lookup per command
+	mu   sync.Mutex // serialises resolving and forgetting keys
+	keys sync.Map   // command key -> *keyState: one lock-free lookup per command
 }
 
 // Option configures NewRuntime.
@@ -142,8 +141,8 @@ func (r *Runtime) state(s *Setter) *keyState {
 
 // lookup returns the state of key if it was resolved already.
 func (r *Runtime) lookup(key string) *keyState {
-	if m := r.keys.Load(); m != nil {
-		return (*m)[key]
+	if ks, ok := r.keys.Load(key); ok {
+		return ks.(*keyState)
 	}
 	return nil
 }
@@ -151,48 +150,23 @@ func (r *Runtime) lookup(key string) *keyState {
 func (r *Runtime) resolve(s *Setter) *keyState {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := r.keys.Load()
-	if old != nil {
-		if ks := (*old)[s.CommandKey]; ks != nil {
-			return ks
-		}
+	if ks := r.lookup(s.CommandKey); ks != nil {
+		return ks
 	}
 	ks := newKeyState(r, s)
-	if ks.err != nil {
-		return ks // not cached: a later Setter with valid properties may resolve the key
+	if ks.err == nil { // else not cached: a later Setter with valid properties may resolve the key
+		r.keys.Store(s.CommandKey, ks)
 	}
-	m := make(map[string]*keyState, 1+lenOf(old))
-	if old != nil {
-		for k, v := range *old {
-			m[k] = v
-		}
-	}
-	m[s.CommandKey] = ks
-	r.keys.Store(&m)
 	return ks
 }
 
-// forget drops the state of a key whose metrics were evicted for idleness, so the next
-// command of the key resolves fresh state (the breaker registry forgets it too).
+// forget drops the state of a key whose metrics were evicted for idleness, and its
+// properties, so the next command of the key resolves fresh state with its own Setter
+// (the breaker registry forgets the key too).
 func (r *Runtime) forget(key string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := r.keys.Load()
-	if old == nil || (*old)[key] == nil {
-		return
+	if _, ok := r.keys.LoadAndDelete(key); ok {
+		r.config.ForgetCommand(key)
 	}
-	m := make(map[string]*keyState, len(*old))
-	for k, v := range *old {
-		if k != key {
-			m[k] = v
-		}
-	}
-	r.keys.Store(&m)
-}
-
-func lenOf(m *map[string]*keyState) int {
-	if m == nil {
-		return 0
-	}
-	return len(*m)
 }

@@ -104,8 +104,11 @@ func TestEvictedKeysComeBackFresh(t *testing.T) {
 	rt.Metrics().Flush()
 	require.Eventually(t, func() bool { return rt.lookup("E") == nil }, 5*time.Second, time.Millisecond,
 		"the runtime forgets an evicted key")
+	assert.Empty(t, rt.Config().Commands(), "and its properties")
+	s.Properties = config.Overrides{"execution.isolation.strategy": "SEMAPHORE", "execution.timeout.enabled": "false"}
 	second := New(s, value("w"))
 	assert.NotSame(t, first.ks, second.ks)
+	assert.False(t, second.ks.props.ExecutionTimeoutEnabled.Get(), "a returning key resolves its Setter afresh")
 	got, err := second.Execute(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "w", got)
