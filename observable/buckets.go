@@ -15,16 +15,19 @@ import (
 //
 // Each subscription subscribes to src with the subscriber's context, then starts the
 // bucket that contains clk.Now() with newAcc(bucketStart) and folds every item into it
-// with add, in plain Go on the producer goroutine (no rxgo item per input). The timer is
-// re-armed for the next boundary from the bucket grid, never from the firing time, so
-// buckets do not drift; when the producer wakes late (a busy machine, or a fake clock
-// advanced by several widths at once) it emits every bucket it passed, in order.
-// Items already queued in src when a boundary fires are folded into the ending bucket
-// first, so an item sent before the boundary is never counted after it.
+// with add, in plain Go on the producer goroutine (no rxgo item per input). While items
+// flow the producer polls the source's queue once per millisecond; after 100 ms without
+// any it parks on the queue until the next one. The timer is re-armed for the next
+// boundary from the bucket grid, never from the firing time, so buckets do not drift;
+// when the producer wakes late (a busy machine, or a fake clock advanced by several
+// widths at once) it emits every bucket it passed, in order. Items already queued in src
+// when a boundary fires are folded into the ending bucket first, so an item sent before
+// the boundary is never counted after it.
 //
-// The first bucket is partial (it starts before the subscription). When src closes the
-// observable completes without emitting the unfinished bucket. A slow consumer of the
-// emitted buckets delays the reading of src. Buckets panics if width is not positive.
+// The first bucket is partial (it starts before the subscription). When src's queue is
+// closed and drained the observable completes without emitting the unfinished bucket. A
+// slow consumer of the emitted buckets delays the reading of src. Buckets panics if
+// width is not positive.
 func Buckets[T, A any](src Source[T], width time.Duration, clk clock.Clock,
 	newAcc func(start time.Time) A, add func(A, T) A) rxgo.Observable {
 	if width <= 0 {
@@ -44,7 +47,7 @@ type bucketer[T, A any] struct {
 	clk    clock.Clock
 	newAcc func(start time.Time) A
 	add    func(A, T) A
-	in     <-chan T
+	in     *Queue[T]
 	start  time.Time // of the current bucket
 	acc    A         // of the current bucket
 }
@@ -70,12 +73,14 @@ func (b *bucketer[T, A]) run(ctx context.Context, next chan<- rxgo.Item) {
 		if poll == nil {
 			// Idle: park on the source; the first item wakes us and starts polling.
 			select {
-			case v, ok := <-b.in:
+			case <-b.in.Ready():
+				n, ok := b.drain()
 				if !ok {
 					return
 				}
-				b.acc = b.add(b.acc, v)
-				poll, quiet = time.NewTicker(pollInterval), 0
+				if n > 0 {
+					poll, quiet = time.NewTicker(pollInterval), 0
+				}
 			case <-timer.C():
 				if timer, ok = b.arm(ctx, next); !ok {
 					return
@@ -87,30 +92,33 @@ func (b *bucketer[T, A]) run(ctx context.Context, next chan<- rxgo.Item) {
 		}
 		select {
 		case <-poll.C:
-			n, ok := b.drain()
-			if !ok {
-				return
-			}
-			if quiet = quiet + 1; n > 0 {
-				quiet = 0
-			}
-			if quiet >= idlePolls {
-				poll.Stop()
-				poll = nil
-			}
+		case <-b.in.Nudge():
 		case <-timer.C():
 			if timer, ok = b.arm(ctx, next); !ok {
 				return
 			}
+			continue
 		case <-ctx.Done():
 			return
+		}
+		n, ok := b.drain()
+		if !ok {
+			return
+		}
+		if quiet = quiet + 1; n > 0 {
+			quiet = 0
+		}
+		if quiet >= idlePolls {
+			poll.Stop()
+			poll = nil
 		}
 	}
 }
 
 // pollInterval and idlePolls shape how the producer reads a busy source: it drains the
-// queued items once per pollInterval instead of parking in a receive, so a publisher's
-// send is a plain buffered enqueue and never pays for waking a parked goroutine (that
+// queued items once per pollInterval, or sooner when a burst passes half the queue
+// (Queue.Nudge), instead of parking (Queue.Ready), so a publisher's
+// offer is a plain lock-free enqueue and never pays for waking a parked goroutine (that
 // wake-up is most of the cost of a hand-off). After idlePolls empty polls it parks again,
 // so an idle source costs nothing.
 const (
@@ -151,18 +159,18 @@ func (b *bucketer[T, A]) foldQueued() bool {
 	return ok
 }
 
-// drain folds the items already queued in the source (a cheap single-channel receive
-// each, not a select), returning how many it folded and false if the source is closed.
+// drain folds the items already queued in the source (at most one queue's worth, so a
+// flood of publishers cannot keep the producer from its timer), returning how many it
+// folded and false if the source is closed and empty.
 func (b *bucketer[T, A]) drain() (int, bool) {
-	n := len(b.in)
-	for i := 0; i < n; i++ {
-		v, ok := <-b.in
+	for n := range b.in.Cap() {
+		v, ok := b.in.Poll()
 		if !ok {
-			return i, false
+			return n, !b.in.Done()
 		}
 		b.acc = b.add(b.acc, v)
 	}
-	return n, true
+	return b.in.Cap(), true
 }
 
 // bucketStart returns the start of the width-aligned bucket holding t.

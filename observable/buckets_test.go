@@ -85,13 +85,47 @@ func TestBucketsStopWhenSubscriberLeaves(t *testing.T) {
 }
 
 func TestBucketsCompleteWhenSourceCloses(t *testing.T) {
-	src := make(chan int)
+	src := NewQueue[int](4)
 	clk := clock.NewFake(epoch)
-	out := Buckets(func(context.Context) <-chan int { return src }, time.Second, clk, newSum, addSum).
+	out := Buckets(func(context.Context) *Queue[int] { return src }, time.Second, clk, newSum, addSum).
 		Observe(rxgo.WithContext(testCtx(t)))
-	src <- 1
-	close(src)
+	clk.BlockUntil(1) // subscribed, timer armed: the producer parks on src
+	src.Offer(1)
+	src.Close()
 	assert.Empty(t, drain(t, out), "the unfinished bucket is not emitted")
+}
+
+// TestBucketsWakeOnAnItemWhileIdle: a parked producer folds an item as soon as it is
+// published (not only at the next boundary), polls while items flow, and parks again
+// once they stop, to be woken by the next one.
+func TestBucketsWakeOnAnItemWhileIdle(t *testing.T) {
+	bus := NewBus[int](16)
+	clk := clock.NewFake(epoch)
+	var q *Queue[int]
+	subscribed := make(chan struct{})
+	src := func(ctx context.Context) *Queue[int] {
+		q = bus.Subscribe(ctx)
+		close(subscribed)
+		return q
+	}
+	folded := make(chan int, 16)
+	out := Buckets(src, time.Second, clk, newSum, func(acc sum, v int) sum {
+		folded <- v
+		return addSum(acc, v)
+	}).Observe(rxgo.WithContext(testCtx(t)))
+	<-subscribed
+	clk.BlockUntil(1)
+
+	bus.Publish(1)
+	assert.Equal(t, 1, await(t, folded), "folded while the clock stands still")
+	bus.Publish(2)
+	assert.Equal(t, 2, await(t, folded), "folded by polling")
+	eventually(t, q.parked.Load, "the producer never parked again")
+	bus.Publish(3)
+	assert.Equal(t, 3, await(t, folded), "woken from the park")
+
+	clk.Advance(time.Second)
+	assert.Equal(t, sum{Start: epoch, Items: []int{1, 2, 3}}, bucket(t, out))
 }
 
 func TestBucketsRejectsNonPositiveWidth(t *testing.T) {

@@ -2,7 +2,6 @@ package observable
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -10,92 +9,77 @@ import (
 )
 
 // Bus is a subject: many publishers, many subscribers, each subscriber with its own
-// buffered channel. Publish never blocks and never allocates: it reads the subscriber set
+// bounded Queue. Publish never blocks and never allocates: it reads the subscriber set
 // from an atomic snapshot (replaced copy-on-write under a mutex when subscribers come and
-// go) and does a non-blocking send to each subscriber. A send that finds a full buffer is
-// counted in Dropped, never lost silently. The zero Bus is not usable; call NewBus.
+// go) and offers the value to each subscriber's queue, a lock-free ring (one
+// compare-and-swap and one store; no lock a consumer could hold). A value that finds a
+// queue full is counted in Dropped, never lost silently. The zero Bus is not usable;
+// call NewBus.
 type Bus[T any] struct {
 	buffer  int
-	subs    atomic.Pointer[[]*busSub[T]]
+	subs    atomic.Pointer[[]*Queue[T]]
 	mu      sync.Mutex // serialises the copy-on-write of subs
 	dropped atomic.Uint64
 }
 
-// busSub is one subscription. closed and sending close the race between a Publish that
-// still holds an old snapshot and the removal that closes ch: a publisher raises sending
-// before it reads closed, the remover sets closed before it waits for sending to reach
-// zero, so (with Go's sequentially consistent atomics) either the publisher sees closed
-// and skips, or the remover sees the publisher and waits for its non-blocking send.
-type busSub[T any] struct {
-	ch      chan T
-	sending atomic.Int32
-	closed  atomic.Bool
-}
-
-// NewBus returns a bus whose subscribers each get a channel with the given buffer. With
-// buffer 0 a value reaches only subscribers blocked in a receive at that moment.
+// NewBus returns a bus whose subscribers each get a queue of the given size (rounded up
+// to a power of two, at least 2).
 func NewBus[T any](buffer int) *Bus[T] {
-	return &Bus[T]{buffer: max(buffer, 0)}
+	return &Bus[T]{buffer: max(buffer, 1)}
 }
 
-// Publish hands v to every current subscriber without blocking. A subscriber whose buffer
-// is full misses v and Dropped grows by one. With no subscribers v goes nowhere and
-// nothing counts as dropped.
+// Publish offers v to every current subscriber without blocking. A subscriber whose
+// queue is full misses v and Dropped grows by one. With no subscribers v goes nowhere and
+// nothing counts as dropped. A Publish racing with an unsubscribe may still reach the
+// leaving subscriber (or not; it is never counted as dropped then).
 func (b *Bus[T]) Publish(v T) {
 	p := b.subs.Load()
 	if p == nil {
 		return
 	}
-	for _, s := range *p {
-		s.sending.Add(1)
-		if !s.closed.Load() {
-			select {
-			case s.ch <- v:
-			default:
-				b.dropped.Add(1)
-			}
+	for _, q := range *p {
+		if !q.closed.Load() && !q.Offer(v) {
+			b.dropped.Add(1)
 		}
-		s.sending.Add(-1)
 	}
 }
 
-// Subscribe adds a subscriber and returns its channel. When ctx ends the subscriber is
-// removed and the channel closed (values still buffered can be drained first). A ctx that
-// never ends keeps the subscription for the life of the bus. Subscribe is a Source[T].
-func (b *Bus[T]) Subscribe(ctx context.Context) <-chan T {
-	s := &busSub[T]{ch: make(chan T, b.buffer)}
+// Subscribe adds a subscriber and returns its queue, which only the caller may poll.
+// When ctx ends the subscriber is removed and the queue closed (values still queued can
+// be polled first; Queue.Done tells when none is left). A ctx that never ends keeps the
+// subscription for the life of the bus. Subscribe is a Source[T].
+func (b *Bus[T]) Subscribe(ctx context.Context) *Queue[T] {
+	q := NewQueue[T](b.buffer)
 	b.mu.Lock()
-	var cur []*busSub[T]
+	var cur []*Queue[T]
 	if p := b.subs.Load(); p != nil {
 		cur = *p
 	}
-	next := make([]*busSub[T], len(cur), len(cur)+1)
+	next := make([]*Queue[T], len(cur), len(cur)+1)
 	copy(next, cur)
-	next = append(next, s)
+	next = append(next, q)
 	b.subs.Store(&next)
 	b.mu.Unlock()
-	context.AfterFunc(ctx, func() { b.remove(s) })
-	return s.ch
+	context.AfterFunc(ctx, func() { b.remove(q) })
+	return q
 }
 
-// remove takes s out of the snapshot, waits for in-flight sends to s and closes its channel.
-func (b *Bus[T]) remove(s *busSub[T]) {
+// remove takes q out of the snapshot and closes it. A publisher still holding an older
+// snapshot may offer to q afterwards: the value is then either polled by a consumer
+// that has not finished yet or ignored with the queue, as if published just after the
+// unsubscribe. Nothing can panic (a queue, unlike a channel, accepts a late offer).
+func (b *Bus[T]) remove(q *Queue[T]) {
 	b.mu.Lock()
 	cur := *b.subs.Load()
-	next := make([]*busSub[T], 0, len(cur))
+	next := make([]*Queue[T], 0, len(cur))
 	for _, o := range cur {
-		if o != s {
+		if o != q {
 			next = append(next, o)
 		}
 	}
 	b.subs.Store(&next)
 	b.mu.Unlock()
-
-	s.closed.Store(true)
-	for s.sending.Load() != 0 {
-		runtime.Gosched()
-	}
-	close(s.ch)
+	q.Close()
 }
 
 // Observe returns a cold observable over the bus: each subscription is a new bus
@@ -104,13 +88,18 @@ func (b *Bus[T]) remove(s *busSub[T]) {
 // item (an interface boxing); hot consumers should use Subscribe or Buckets instead.
 func (b *Bus[T]) Observe() rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
-		ch := b.Subscribe(ctx)
+		q := b.Subscribe(ctx)
 		for {
-			select {
-			case v, ok := <-ch:
-				if !ok || !rxgo.Of(v).SendContext(ctx, next) {
+			for v, ok := q.Poll(); ok; v, ok = q.Poll() {
+				if !rxgo.Of(v).SendContext(ctx, next) {
 					return
 				}
+			}
+			if q.Done() {
+				return
+			}
+			select {
+			case <-q.Ready():
 			case <-ctx.Done():
 				return
 			}
@@ -118,7 +107,7 @@ func (b *Bus[T]) Observe() rxgo.Observable {
 	}})
 }
 
-// Dropped returns how many deliveries failed because a subscriber's buffer was full.
+// Dropped returns how many deliveries failed because a subscriber's queue was full.
 func (b *Bus[T]) Dropped() uint64 { return b.dropped.Load() }
 
 // Subscribers returns the number of current subscribers.

@@ -19,8 +19,8 @@ func TestBusDeliversToEverySubscriber(t *testing.T) {
 	for i := range 3 {
 		bus.Publish(i)
 	}
-	for _, ch := range []<-chan int{a, b} {
-		assert.Equal(t, []int{0, 1, 2}, []int{<-ch, <-ch, <-ch})
+	for _, q := range []*Queue[int]{a, b} {
+		assert.Equal(t, []int{0, 1, 2}, []int{recv(t, q), recv(t, q), recv(t, q)})
 	}
 	assert.Zero(t, bus.Dropped())
 }
@@ -39,11 +39,11 @@ func TestBusCountsDropsWhenABufferIsFull(t *testing.T) {
 	var got []int
 	for i := range 5 {
 		bus.Publish(i) // never blocks although slow is never read here
-		got = append(got, <-fast)
+		got = append(got, recv(t, fast))
 	}
 	assert.Equal(t, []int{0, 1, 2, 3, 4}, got)
 	assert.Equal(t, uint64(3), bus.Dropped(), "slow missed 2, 3 and 4")
-	assert.Equal(t, []int{0, 1}, []int{<-slow, <-slow})
+	assert.Equal(t, []int{0, 1}, pollAll(slow))
 }
 
 func TestBusUnsubscribesWhenContextEnds(t *testing.T) {
@@ -54,13 +54,13 @@ func TestBusUnsubscribesWhenContextEnds(t *testing.T) {
 	bus.Publish(1)
 	cancel()
 
-	assert.Equal(t, 1, <-leaving, "buffered values can still be drained")
-	_, open := <-leaving
-	assert.False(t, open, "channel closes when its context ends")
+	assert.Equal(t, []int{1}, awaitDone(t, leaving),
+		"queued values can still be polled, then the queue is done: it closes when its context ends")
 	assert.Equal(t, 1, bus.Subscribers())
 
 	bus.Publish(2)
-	assert.Equal(t, []int{1, 2}, []int{<-keep, <-keep})
+	assert.Empty(t, pollAll(leaving), "nothing reaches a removed subscriber")
+	assert.Equal(t, []int{1, 2}, []int{recv(t, keep), recv(t, keep)})
 	assert.Zero(t, bus.Dropped())
 }
 
@@ -68,14 +68,14 @@ func TestBusSubscribeWithEndedContextClosesAtOnce(t *testing.T) {
 	bus := NewBus[int](1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	ch := bus.Subscribe(ctx)
-	_, open := <-ch
-	assert.False(t, open)
+	q := bus.Subscribe(ctx)
+	assert.Empty(t, awaitDone(t, q))
 	eventually(t, func() bool { return bus.Subscribers() == 0 }, "subscriber not removed")
 }
 
 // TestBusChurnUnderConcurrentPublish races publishers against subscribers that come and
-// go; a send on a closed channel would panic, and the steady subscriber must see every value.
+// go; every leaving queue must end up closed, and the steady subscriber must see every
+// value, each publisher's in order.
 func TestBusChurnUnderConcurrentPublish(t *testing.T) {
 	const publishers, perPublisher = 4, 2000
 	bus := NewBus[int](publishers * perPublisher)
@@ -94,21 +94,22 @@ func TestBusChurnUnderConcurrentPublish(t *testing.T) {
 				default:
 				}
 				ctx, cancel := context.WithCancel(context.Background())
-				ch := bus.Subscribe(ctx)
+				q := bus.Subscribe(ctx)
 				cancel()
-				for range ch { // drains until the close, which must come
+				for pollAll(q); !q.Done(); pollAll(q) { // until the close, which must come
+					<-q.Ready()
 				}
 			}
 		}()
 	}
 
 	var pubs sync.WaitGroup
-	for range publishers {
+	for p := range publishers {
 		pubs.Add(1)
 		go func() {
 			defer pubs.Done()
 			for i := range perPublisher {
-				bus.Publish(i)
+				bus.Publish(p*perPublisher + i)
 			}
 		}()
 	}
@@ -116,7 +117,18 @@ func TestBusChurnUnderConcurrentPublish(t *testing.T) {
 	close(stop)
 	churn.Wait()
 
-	assert.Len(t, steady, publishers*perPublisher)
+	got := pollAll(steady)
+	assert.Len(t, got, publishers*perPublisher)
+	last := make([]int, publishers)
+	for p := range last {
+		last[p] = -1
+	}
+	for _, v := range got {
+		p, i := v/perPublisher, v%perPublisher
+		require.Greater(t, i, last[p], "publisher %d out of order", p)
+		last[p] = i
+	}
+	assert.Zero(t, bus.Dropped())
 	eventually(t, func() bool { return bus.Subscribers() == 1 }, "churned subscribers not removed")
 }
 

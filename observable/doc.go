@@ -18,7 +18,9 @@
 //     subscription ends.
 //   - Cache: one run of the source, replayed to every subscriber (the request cache).
 //   - Bus: many publishers, many subscribers; Publish never blocks nor allocates, and
-//     counts what a full subscriber buffer had to drop.
+//     counts what a full subscriber queue had to drop.
+//   - Queue: a subscriber's bounded lock-free ring (many producers, one consumer that
+//     polls it and parks on it when idle).
 //   - Buckets: folds a Source into clock-aligned buckets and emits each one, empty
 //     ones included, at its boundary.
 //   - Future, ToFuture: the first value or error of a subscription, for blocking callers.
@@ -26,8 +28,8 @@
 // How data flows through the metrics pipeline built from these parts:
 //
 //	commands ──Publish(v)──▶ Bus[T] ──Subscribe(ctx)──▶ Buckets(width, clk)
-//	   (never block)          │  per-subscriber      (plain Go fold per item,
-//	                          │  buffered channel     emits at each boundary)
+//	   (never block)          │  per-subscriber      (polls the queue, plain Go fold
+//	                          │  lock-free Queue      per item, emits at each boundary)
 //	                          ▼                              │ rxgo.Item per bucket
 //	                  Dropped() when full                    ▼
 //	                                           rxgo Scan (sliding window) ──▶ consumers

@@ -107,3 +107,51 @@ func await[T any](t testing.TB, ch <-chan T) T {
 	var zero T
 	return zero
 }
+
+// recv polls one value from q (parking on it between polls), failing the test if none
+// comes within the wait limit or q is closed and empty.
+func recv[T any](t testing.TB, q *Queue[T]) T {
+	t.Helper()
+	timeout := time.After(waitLimit)
+	for {
+		if v, ok := q.Poll(); ok {
+			return v
+		}
+		if q.Done() {
+			t.Fatal("queue closed, want a value")
+		}
+		select {
+		case <-q.Ready():
+		case <-timeout:
+			t.Fatal("no value in time")
+		}
+	}
+}
+
+// pollAll polls every value ready in q now.
+func pollAll[T any](q *Queue[T]) []T {
+	var out []T
+	for v, ok := q.Poll(); ok; v, ok = q.Poll() {
+		out = append(out, v)
+	}
+	return out
+}
+
+// awaitDone polls q until it is closed and empty, within the wait limit, and returns the
+// values polled on the way.
+func awaitDone[T any](t testing.TB, q *Queue[T]) []T {
+	t.Helper()
+	var out []T
+	timeout := time.After(waitLimit)
+	for {
+		out = append(out, pollAll(q)...)
+		if q.Done() {
+			return out
+		}
+		select {
+		case <-q.Ready():
+		case <-timeout:
+			t.Fatalf("queue not closed in time; got %v", out)
+		}
+	}
+}
