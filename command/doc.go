@@ -57,7 +57,12 @@
 // Cost (see bench_test.go): a SEMAPHORE Execute allocates once (the Command), starts no
 // goroutine and reads the clock twice; a short-circuited or rejected one reads no clock
 // (it reports no latency, which metrics ignore for executions that never ran). Hooks
-// and the event notifier cost nothing while they are the no-op ones.
+// and the event notifier cost nothing while they are the no-op ones. The Command is not
+// recycled (no sync.Pool): nothing tells the library when the last reference is gone.
+// The caller may keep it to read the accessors, the request log keeps it, the context
+// given to run is part of it (run may hand that context to code that outlives the call,
+// and it must stay cancelled, not turn into a later execution's), and an abandoned
+// THREAD run still writes its late result into it after Execute returned.
 //
 // Cancellation: when the caller's context ends before the outcome (or the subscription
 // of an observable ends, or a Future is cancelled) the command records CANCELLED, calls

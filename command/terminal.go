@@ -91,11 +91,12 @@ func (x *exec) result(total time.Duration) metrics.ExecutionResult {
 	if x.execErr != nil {
 		r = r.WithExecutionError(x.execErr)
 	}
-	for set := x.events.Load(); set != 0; set &= set - 1 {
-		e := metrics.EventType(trailingZeros(set))
-		r = r.WithEventCount(e, x.count(e))
+	var collapsed int
+	if x.rare != nil {
+		collapsed = x.rare.collapsed
 	}
-	return r
+	return r.WithEventCounts(metrics.NewEventCounts(x.events.Load(),
+		int(x.emits.Load()), int(x.fbEmits.Load()), collapsed))
 }
 
 // failFast ends an execution whose onStart hook failed: no fallback, no health effect.

@@ -146,11 +146,19 @@ func BenchmarkFold(b *testing.B) {
 func BenchmarkBusHandOffPaced(b *testing.B) {
 	bus := observable.NewBus[event](1 << 15)
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := bus.Subscribe(ctx)
+	q := bus.Subscribe(ctx)
 	done := make(chan struct{})
-	go func() {
+	go func() { // polls once per millisecond while items flow, as the registry does
 		defer close(done)
-		for range ch {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for !q.Done() {
+			for _, ok := q.Poll(); ok; _, ok = q.Poll() {
+			}
+			select {
+			case <-tick.C:
+			case <-ctx.Done():
+			}
 		}
 	}()
 	for bus.Subscribers() == 0 {

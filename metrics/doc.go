@@ -14,7 +14,7 @@
 //	MarkStart / MarkComplete (any goroutine; no lock, no allocation)
 //	      | event{*series, kind, EventCounts, latencies}   (a ~56-byte value)
 //	      v
-//	observable.Bus  -- one buffered channel; full buffer -> Registry.Dropped()++, logged
+//	observable.Bus  -- one lock-free ring (observable.Queue); full -> Registry.Dropped()++, logged
 //	      v
 //	observable.Buckets(resolution = 100ms, clock-aligned, empty buckets included)
 //	      |  per event, plain Go on the consumer goroutine: fold into the key's keyTick

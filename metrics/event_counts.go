@@ -28,6 +28,33 @@ func (c EventCounts) Add(e EventType, n int) EventCounts {
 	return c
 }
 
+// NewEventCounts returns, in one step, the counts Add would build type by type: the types
+// whose bit is set in set (bit e for EventType e, that is 1<<e), with emit, fallbackEmit
+// and collapsed as the counts of EMIT, FALLBACK_EMIT and COLLAPSED. As with Add, a
+// counted type whose count is below 1 is left out, and so are bits beyond the last type.
+func NewEventCounts(set uint32, emit, fallbackEmit, collapsed int) EventCounts {
+	c := EventCounts{set: set & (1<<NumEventTypes - 1)}
+	if c.set&(1<<Emit|1<<FallbackEmit|1<<Collapsed) != 0 { // rare: streams and collapsers
+		c.emit = c.counted(Emit, emit)
+		c.fallbackEmit = c.counted(FallbackEmit, fallbackEmit)
+		c.collapsed = c.counted(Collapsed, collapsed)
+	}
+	return c
+}
+
+// counted returns the count of the counted type e, n if e is in the set, and takes e out
+// of the set when n is below 1.
+func (c *EventCounts) counted(e EventType, n int) int32 {
+	if c.set&(1<<e) == 0 {
+		return 0
+	}
+	if n <= 0 {
+		c.set &^= 1 << e
+		return 0
+	}
+	return int32(n)
+}
+
 // Count returns how many events of type e the set holds: the count for EMIT,
 // FALLBACK_EMIT and COLLAPSED, else 1 if present and 0 if not.
 func (c EventCounts) Count(e EventType) int {

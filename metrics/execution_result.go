@@ -34,6 +34,16 @@ func (r ExecutionResult) WithEventCount(e EventType, n int) ExecutionResult {
 	return r
 }
 
+// WithEventCounts returns r with the events of c added (counts of repeatable types add
+// up), as many WithEventCount calls would.
+func (r ExecutionResult) WithEventCounts(c EventCounts) ExecutionResult {
+	r.events.set |= c.set
+	r.events.emit += c.emit
+	r.events.fallbackEmit += c.fallbackEmit
+	r.events.collapsed += c.collapsed
+	return r
+}
+
 // WithStartTime returns r with the time the command was invoked.
 func (r ExecutionResult) WithStartTime(t time.Time) ExecutionResult {
 	r.startTime = t

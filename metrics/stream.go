@@ -21,7 +21,8 @@ const (
 
 // event is the value published on the shared stream: a pointer to the series it belongs
 // to (no map lookup on either side) and a summary of what happened. It is a plain value
-// (about 56 bytes) so publishing copies it into the channel buffer and allocates nothing.
+// (about 56 bytes; 64 with its slot's sequence number, one cache line) so publishing copies
+// it into the bus queue and allocates nothing.
 type event struct {
 	s      *series
 	kind   eventKind
@@ -173,8 +174,13 @@ type series struct {
 	kt    *keyTick
 	ktIdx int64
 
-	current    atomic.Int64 // live concurrency, updated by publishers
-	peak       atomic.Int64 // highest concurrency reported since the last tick
+	// Written by publishers on every execution: a cache line of their own, so that the
+	// consumer reading kt for every event it folds does not take it from them.
+	_       [64]byte
+	current atomic.Int64 // live concurrency, updated by publishers
+	peak    atomic.Int64 // highest concurrency reported since the last tick
+	_       [64 - 16]byte
+
 	rolling    []atomic.Int64
 	cumulative []atomic.Int64
 	rollingMax atomic.Int64

@@ -63,6 +63,43 @@ func TestEventCounts(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { c = c.Add(Timeout, 1) }))
 }
 
+// TestNewEventCountsIsAddInOneStep: for every set of types (EXCEPTION_THROWN and a bit
+// beyond the last type included) and counts below, at and above 1, NewEventCounts equals
+// adding the types one by one, and WithEventCounts equals as many WithEventCount calls.
+func TestNewEventCountsIsAddInOneStep(t *testing.T) {
+	counted := func(e EventType, emit, fbEmit, collapsed int) int {
+		switch e {
+		case Emit:
+			return emit
+		case FallbackEmit:
+			return fbEmit
+		case Collapsed:
+			return collapsed
+		}
+		return 1
+	}
+	masks := []uint32{0, 1<<Success | 1<<ShortCircuited | 1<<FallbackSuccess, 1<<ExceptionThrown | 1<<Failure,
+		1<<Emit | 1<<FallbackEmit | 1<<Collapsed | 1<<Success, 1<<NumEventTypes | 1<<Timeout, 1<<NumEventTypes - 1, ^uint32(0)}
+	for _, mask := range masks {
+		for _, n := range [][3]int{{0, 0, 0}, {1, 1, 1}, {3, 0, 12}, {-1, 2, 0}} {
+			var want EventCounts
+			var wantRes ExecutionResult
+			for e := EventType(0); e < 32; e++ {
+				if mask&(1<<e) != 0 {
+					want = want.Add(e, counted(e, n[0], n[1], n[2]))
+					wantRes = wantRes.WithEventCount(e, counted(e, n[0], n[1], n[2]))
+				}
+			}
+			got := NewEventCounts(mask, n[0], n[1], n[2])
+			assert.Equal(t, want, got, "mask %b counts %v", mask, n)
+			assert.Equal(t, wantRes, ExecutionResult{}.WithEventCounts(got), "mask %b counts %v", mask, n)
+			assert.Equal(t, want.Add(Emit, 2).Add(Success, 1),
+				ExecutionResult{}.WithEvent(Emit).WithEvent(Emit).WithEvent(Success).WithEventCounts(got).Events(),
+				"WithEventCounts adds up")
+		}
+	}
+}
+
 func TestExecutionResultIsAValue(t *testing.T) {
 	start := epoch
 	boom := errors.New("boom")
