@@ -1,7 +1,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test fmt-check vet bench cover demo
+.PHONY: build test test-bench fmt-check vet bench bench-lib cover demo
 
 # ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
 ARGS ?=
@@ -16,10 +16,22 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-test: fmt-check vet
+test: fmt-check vet test-bench
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
 
+# test-bench keeps the peer comparison module (bench/, its own go.mod) compiling and its
+# summariser tested against the library as it is.
+test-bench:
+	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# bench runs the side-by-side comparison with the peers (bench/README.md) and prints the
+# table of medians and rxhystrix/peer ratios.
 bench:
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 . | tee bench.txt
+	cd bench && $(GO) run ./cmd/benchsummary < bench.txt
+
+# bench-lib runs the library packages' own benchmarks.
+bench-lib:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 $(PKGS)
 
 cover:

@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/reactivex/rxgo/v2"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// rxTarget is rxhystrix: a command key on a fresh command.Runtime of its own.
+type rxTarget struct {
+	rt     *command.Runtime
+	key    string
+	setter command.Setter
+}
+
+// NewRxhystrix returns a command key on a fresh Runtime, configured from s in code:
+// SEMAPHORE isolation (THREAD with s.Thread, coreSize = MaxConcurrent), the timeout, the
+// execution and fallback semaphores, the breaker and the rolling window.
+func NewRxhystrix(key string, s Settings) Target {
+	isolation := "SEMAPHORE"
+	if s.Thread {
+		isolation = "THREAD"
+	}
+	limit := strconv.Itoa(s.MaxConcurrent)
+	rt := command.NewRuntime()
+	return &rxTarget{rt: rt, key: key, setter: command.Setter{
+		Runtime:    rt,
+		CommandKey: key,
+		Properties: config.Overrides{
+			"execution.isolation.strategy":                        isolation,
+			"execution.isolation.thread.timeoutInMilliseconds":    millis(s.Timeout),
+			"execution.isolation.semaphore.maxConcurrentRequests": limit,
+			"fallback.isolation.semaphore.maxConcurrentRequests":  limit,
+			"circuitBreaker.requestVolumeThreshold":               strconv.Itoa(s.RequestVolumeThreshold),
+			"circuitBreaker.errorThresholdPercentage":             strconv.Itoa(s.ErrorThresholdPercentage),
+			"circuitBreaker.sleepWindowInMilliseconds":            millis(s.SleepWindow),
+			"metrics.rollingStats.timeInMilliseconds":             millis(s.RollingWindow),
+		},
+		ThreadPoolProperties: config.Overrides{"coreSize": limit, "maximumSize": limit},
+	}}
+}
+
+func millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+func rxFallback(context.Context, error) (int, error) { return FallbackAnswer, nil }
+
+// Do runs a new command with Execute (inline on the caller under SEMAPHORE isolation).
+func (t *rxTarget) Do(ctx context.Context, run Run) (int, error) {
+	return command.New[int](t.setter, run).WithFallback(rxFallback).Execute(ctx)
+}
+
+// errNoValue is returned when an observable completes without a value.
+var errNoValue = errors.New("bench: observable completed without a value")
+
+// Observe runs a new command with Observe and consumes it through RxGo, with a context
+// that is always cancelled at the end.
+func (t *rxTarget) Observe(ctx context.Context, run Run) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	obs := command.New[int](t.setter, run).WithFallback(rxFallback).Observe(ctx)
+	v, err, got := 0, error(nil), false
+	for item := range obs.Observe(rxgo.WithContext(ctx)) {
+		if item.E != nil {
+			err = item.E
+			continue
+		}
+		v, got = item.V.(int), true
+	}
+	if err == nil && !got {
+		err = errNoValue
+	}
+	return v, err
+}
+
+// Close closes the target's Runtime (metrics goroutines, thread pools).
+func (t *rxTarget) Close() { t.rt.Close() }
+
+// Recorded sums the key's cumulative terminal execution events (success, failure,
+// timeout, bad request, short-circuit, rejections) once they have settled: cumulative
+// counts cover closed ticks of the metrics stream, so the last events appear when their
+// tick closes.
+func (t *rxTarget) Recorded() int64 {
+	return settle(func() int64 {
+		t.rt.Metrics().Flush()
+		m := t.rt.Metrics().Command(t.key)
+		var n int64
+		for _, e := range []metrics.EventType{metrics.Success, metrics.Failure, metrics.Timeout, metrics.BadRequest,
+			metrics.ShortCircuited, metrics.ThreadPoolRejected, metrics.SemaphoreRejected} {
+			n += m.CumulativeCount(e)
+		}
+		return n
+	})
+}
+
+// Dropped returns the events the target's metrics stream dropped.
+func (t *rxTarget) Dropped() int64 { return int64(t.rt.Metrics().Dropped()) }
