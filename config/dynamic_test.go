@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"log/slog"
 	"sync"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
 
 // errLog collects the errors a Store reports.
@@ -324,7 +325,7 @@ func TestConcurrentSetAndGet(t *testing.T) {
 }
 
 func TestInvalidValueLoggedWithSlog(t *testing.T) {
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
 	defer slog.SetDefault(prev)
@@ -337,22 +338,4 @@ func TestInvalidValueLoggedWithSlog(t *testing.T) {
 	assert.Contains(t, out, "level=WARN")
 	assert.Contains(t, out, "property=hystrix.command.Logged.circuitBreaker.errorThresholdPercentage")
 	assert.Contains(t, out, "value=120")
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

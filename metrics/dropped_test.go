@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"bytes"
 	"log/slog"
 	"sync"
 	"testing"
@@ -9,30 +8,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestDroppedEventsAreCountedAndLogged stalls the consumer (a health listener that blocks
 // the roll goroutine, so the bucket stream cannot hand over its next tick): events beyond
 // the buffer are dropped, counted and logged; every event is either counted or dropped.
 func TestDroppedEventsAreCountedAndLogged(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	e := newEnv(t, WithBufferSize(16), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	m := e.r.Command("K")
 	release := make(chan struct{})
