@@ -30,6 +30,7 @@ func TestFakeFiresTimersInDeadlineOrder(t *testing.T) {
 		t.Fatal("timer due at 2s did not fire")
 	}
 	assert.Equal(t, epoch.Add(2500*time.Millisecond), clk.Now())
+	assert.Equal(t, 2500*time.Millisecond, clk.Since(epoch))
 	assert.Equal(t, 1, clk.Pending())
 
 	clk.Advance(time.Second)
@@ -68,6 +69,7 @@ func TestSystemClock(t *testing.T) {
 	clk := System()
 	before := time.Now()
 	assert.False(t, clk.Now().Before(before))
+	assert.GreaterOrEqual(t, clk.Since(before), time.Duration(0))
 	timer := clk.NewTimer(time.Millisecond)
 	<-timer.C()
 	done := make(chan struct{})

@@ -28,6 +28,9 @@ func (f *Fake) Now() time.Time {
 	return f.now
 }
 
+// Since returns the fake time elapsed since t.
+func (f *Fake) Since(t time.Time) time.Duration { return f.Now().Sub(t) }
+
 // NewTimer returns a timer that fires when the fake time reaches now+d.
 func (f *Fake) NewTimer(d time.Duration) Timer {
 	return f.add(d, make(chan time.Time, 1), nil)
