@@ -23,20 +23,26 @@ func reportGoroutines(b *testing.B, before int) {
 	b.ReportMetric(float64(runtime.NumGoroutine()-before)/float64(b.N), "goroutines/op")
 }
 
+// benchExecutions executes a fresh command of s (with a fallback) per iteration, checks
+// that it answers want, and reports allocations and goroutines per call.
+func benchExecutions(b *testing.B, s Setter, want int) {
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil || v != want {
+			b.Fatal(v, err)
+		}
+	}
+	reportGoroutines(b, before)
+}
+
 // BenchmarkExecute: SEMAPHORE isolation, timeout on, fallback set, metrics on.
 func BenchmarkExecute(b *testing.B) {
 	rt := benchRuntime(b)
 	s := Setter{Runtime: rt, CommandKey: "bench", Properties: config.Overrides{
 		"execution.isolation.strategy": "SEMAPHORE", "execution.isolation.semaphore.maxConcurrentRequests": "1000"}}
-	ctx := context.Background()
-	before := runtime.NumGoroutine()
-	b.ReportAllocs()
-	for b.Loop() {
-		if v, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil || v != 1 {
-			b.Fatal(v, err)
-		}
-	}
-	reportGoroutines(b, before)
+	benchExecutions(b, s, 1)
 }
 
 // BenchmarkExecuteShortCircuit: the breaker is open (forced), the fallback answers.
@@ -44,31 +50,15 @@ func BenchmarkExecuteShortCircuit(b *testing.B) {
 	rt := benchRuntime(b)
 	s := Setter{Runtime: rt, CommandKey: "bench", Properties: config.Overrides{
 		"execution.isolation.strategy": "SEMAPHORE", "circuitBreaker.forceOpen": "true"}}
-	ctx := context.Background()
-	before := runtime.NumGoroutine()
-	b.ReportAllocs()
-	for b.Loop() {
-		if v, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil || v != 2 {
-			b.Fatal(v, err)
-		}
-	}
-	reportGoroutines(b, before)
+	benchExecutions(b, s, 2)
 }
 
 // BenchmarkExecuteThread: THREAD isolation (goroutine pool), timeout on, fallback set.
 func BenchmarkExecuteThread(b *testing.B) {
 	rt := benchRuntime(b)
 	s := Setter{Runtime: rt, CommandKey: "bench"}
-	ctx := context.Background()
-	New(s, benchRun).Execute(ctx) // warm the pool
-	before := runtime.NumGoroutine()
-	b.ReportAllocs()
-	for b.Loop() {
-		if v, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil || v != 1 {
-			b.Fatal(v, err)
-		}
-	}
-	reportGoroutines(b, before)
+	New(s, benchRun).Execute(context.Background()) // warm the pool
+	benchExecutions(b, s, 1)
 }
 
 // BenchmarkObserve: Observe (hot, replaying) on SEMAPHORE isolation, one subscriber.
