@@ -80,7 +80,7 @@ func (x *exec) awaitHit(ctx context.Context, stop <-chan struct{}, orig *outcome
 	x.setParent(ctx, stop)
 	x.start, x.timed = x.now(), true
 	if h := x.ks.rt.hooks.ExecutionHook(); !hooks.IsNoop(h) {
-		safeHook(func() { h.OnCacheHit(x.ks.info) })
+		safeHook(func() { h.OnCacheHit(x.parent, x.ks.info) })
 	}
 	select {
 	case <-orig.done:

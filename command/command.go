@@ -108,7 +108,7 @@ func (c *Command[T]) chain(ctx context.Context, stop <-chan struct{}) (T, error)
 	x := &c.exec
 	x.open(ctx, stop)
 	if h := x.hook; h != nil {
-		if err := hookErr(func() error { return h.OnStart(x.ks.info) }); err != nil {
+		if err := x.startHook(h); err != nil {
 			var zero T
 			return zero, x.failFast(err)
 		}
@@ -155,7 +155,7 @@ func (c *Command[T]) inline() time.Duration {
 func (c *Command[T]) callRun() (v T, err error) {
 	x := &c.exec
 	if h := x.hook; h != nil {
-		if err := hookErr(func() error { return h.OnExecutionStart(x.ks.info) }); err != nil {
+		if err := hookErr(func() error { return h.OnExecutionStart(&x.rc, x.ks.info) }); err != nil {
 			return v, err
 		}
 	}
@@ -182,14 +182,14 @@ func (c *Command[T]) completed(v T, err error) {
 	switch {
 	case err == nil:
 		safeHook(func() {
-			h.OnExecutionEmit(x.ks.info, v)
-			h.OnEmit(x.ks.info, v)
+			h.OnExecutionEmit(&x.rc, x.ks.info, v)
+			h.OnEmit(x.parent, x.ks.info, v)
 		})
-		safeHook(func() { h.OnExecutionSuccess(x.ks.info) })
+		safeHook(func() { h.OnExecutionSuccess(&x.rc, x.ks.info) })
 	case x.class == ClassSuccess:
-		safeHook(func() { h.OnExecutionSuccess(x.ks.info) })
+		safeHook(func() { h.OnExecutionSuccess(&x.rc, x.ks.info) })
 	default:
-		safeHook(func() { h.OnExecutionError(x.ks.info, err) })
+		safeHook(func() { h.OnExecutionError(&x.rc, x.ks.info, err) })
 	}
 }
 
@@ -233,24 +233,24 @@ func (c *Command[T]) fallbackOr(ft FailureType, cause error) (T, error) {
 	}
 	h := x.hook
 	if h != nil {
-		safeHook(func() { h.OnFallbackStart(x.ks.info) })
+		safeHook(func() { h.OnFallbackStart(x.parent, x.ks.info) })
 	}
 	v, err := c.callFallback(cause)
 	x.ks.fallbackSem.Release()
 	if err != nil {
 		x.addEvent(metrics.FallbackFailure)
 		if h != nil {
-			safeHook(func() { h.OnFallbackError(x.ks.info, err) })
+			safeHook(func() { h.OnFallbackError(x.parent, x.ks.info, err) })
 		}
 		return zero, x.fail(&Error{Type: ft, CommandKey: x.ks.info.CommandKey, Cause: cause, FallbackErr: err})
 	}
 	x.addEvent(metrics.FallbackSuccess)
 	if h != nil {
 		safeHook(func() {
-			h.OnFallbackEmit(x.ks.info, v)
-			h.OnEmit(x.ks.info, v)
+			h.OnFallbackEmit(x.parent, x.ks.info, v)
+			h.OnEmit(x.parent, x.ks.info, v)
 		})
-		safeHook(func() { h.OnFallbackSuccess(x.ks.info) })
+		safeHook(func() { h.OnFallbackSuccess(x.parent, x.ks.info) })
 	}
 	x.succeed()
 	return v, nil

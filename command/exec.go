@@ -236,7 +236,7 @@ func (x *exec) addEvent(e metrics.EventType) {
 // notify calls the event notifier's MarkEvent unless it is the no-op one.
 func (x *exec) notify(e metrics.EventType) {
 	if n := x.ks.rt.hooks.EventNotifier(); !hooks.IsNoopNotifier(n) {
-		safeHook(func() { n.MarkEvent(e, x.ks.info.CommandKey) })
+		safeHook(func() { n.MarkEvent(x.parent, e, x.ks.info.CommandKey) })
 	}
 }
 

@@ -1,6 +1,10 @@
 package command
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/rxhystrix/rxhystrix/hooks"
+)
 
 // safeHook calls a hook method, recovering and logging a panic: a faulty plugin must not
 // change the outcome of the command (except OnStart and the execution-start hooks, which
@@ -22,4 +26,16 @@ func hookErr(f func() error) (err error) {
 		}
 	}()
 	return f()
+}
+
+// startHook calls OnStart with the caller's context; the context it returns becomes the
+// execution's parent context (run, fallback and the later hooks see its values).
+func (x *exec) startHook(h hooks.ExecutionHook) error {
+	return hookErr(func() error {
+		ctx, err := h.OnStart(x.parent, x.ks.info)
+		if err == nil && ctx != nil {
+			x.parent = ctx
+		}
+		return err
+	})
 }

@@ -33,23 +33,23 @@ func (h faultyHook) fail(method string) error {
 	return errHook
 }
 
-func (h faultyHook) OnStart(i hooks.Info) error {
-	_ = h.RecordingHook.OnStart(i)
-	return h.fail("OnStart")
+func (h faultyHook) OnStart(ctx context.Context, i hooks.Info) (context.Context, error) {
+	_, _ = h.RecordingHook.OnStart(ctx, i)
+	return ctx, h.fail("OnStart")
 }
 
-func (h faultyHook) OnExecutionStart(i hooks.Info) error {
-	_ = h.RecordingHook.OnExecutionStart(i)
+func (h faultyHook) OnExecutionStart(ctx context.Context, i hooks.Info) error {
+	_ = h.RecordingHook.OnExecutionStart(ctx, i)
 	return h.fail("OnExecutionStart")
 }
 
-func (h faultyHook) OnThreadStart(i hooks.Info) error {
-	_ = h.RecordingHook.OnThreadStart(i)
+func (h faultyHook) OnThreadStart(ctx context.Context, i hooks.Info) error {
+	_ = h.RecordingHook.OnThreadStart(ctx, i)
 	return h.fail("OnThreadStart")
 }
 
-func (h faultyHook) OnSuccess(i hooks.Info) {
-	h.RecordingHook.OnSuccess(i)
+func (h faultyHook) OnSuccess(ctx context.Context, i hooks.Info) {
+	h.RecordingHook.OnSuccess(ctx, i)
 	_ = h.fail("OnSuccess")
 }
 
@@ -156,4 +156,45 @@ func TestEventNotifier(t *testing.T) {
 		Events: ev(metrics.Success)}}, n.Executions(), "only executions that ran")
 	e.assertIdle("N")
 	e.assertIdle("Open")
+}
+
+// spanHook puts a value into the context in OnStart, as a tracing hook puts its span,
+// and checks that every later call of the execution sees it and the caller's values.
+type spanHook struct {
+	*hooks.RecordingHook
+}
+
+type hookCtxKey string
+
+func (h spanHook) OnStart(ctx context.Context, i hooks.Info) (context.Context, error) {
+	_, _ = h.RecordingHook.OnStart(ctx, i)
+	return context.WithValue(ctx, hookCtxKey("span"), "span-1"), nil
+}
+
+func TestHooksSeeTheCallersContextAndWhatOnStartAdded(t *testing.T) {
+	for _, iso := range []string{"SEMAPHORE", "THREAD"} {
+		t.Run(iso, func(t *testing.T) {
+			e := newEnv(t)
+			e.rt.Hooks().SetExecutionHook(spanHook{e.rec})
+			ctx := context.WithValue(t.Context(), hookCtxKey("caller"), "req-7")
+			var runSpan any
+			v, err := New(e.setter("Ctx", "execution.isolation.strategy", iso), func(ctx context.Context) (int, error) {
+				runSpan = ctx.Value(hookCtxKey("span"))
+				return 0, errors.New("boom")
+			}).WithFallback(func(ctx context.Context, _ error) (int, error) {
+				return 1, nil
+			}).Execute(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, 1, v)
+			assert.Equal(t, "span-1", runSpan, "run sees the context OnStart returned")
+			calls := e.rec.Calls()
+			require.NotEmpty(t, calls)
+			for _, c := range calls {
+				assert.Equal(t, "req-7", c.Ctx.Value(hookCtxKey("caller")), c.Method)
+				if c.Method != "OnStart" {
+					assert.Equal(t, "span-1", c.Ctx.Value(hookCtxKey("span")), c.Method)
+				}
+			}
+		})
+	}
 }

@@ -107,7 +107,7 @@ func (s *Stream) send(it rxgo.Item, next chan<- rxgo.Item) bool {
 func (s *Stream) chain(next chan<- rxgo.Item) error {
 	x := &s.exec
 	if h := x.hook; h != nil {
-		if err := hookErr(func() error { return h.OnStart(x.ks.info) }); err != nil {
+		if err := x.startHook(h); err != nil {
 			return x.failFast(err)
 		}
 	}
@@ -169,7 +169,7 @@ func (s *Stream) run(next chan<- rxgo.Item) error {
 	x := &s.exec
 	h := x.hook
 	if h != nil {
-		if err := hookErr(func() error { return h.OnExecutionStart(x.ks.info) }); err != nil {
+		if err := hookErr(func() error { return h.OnExecutionStart(&x.rc, x.ks.info) }); err != nil {
 			return s.ranTo(err)
 		}
 	}
@@ -196,8 +196,8 @@ func (s *Stream) run(next chan<- rxgo.Item) error {
 			x.addEvent(metrics.Emit)
 			if h != nil {
 				safeHook(func() {
-					h.OnExecutionEmit(x.ks.info, it.V)
-					h.OnEmit(x.ks.info, it.V)
+					h.OnExecutionEmit(&x.rc, x.ks.info, it.V)
+					h.OnEmit(x.parent, x.ks.info, it.V)
 				})
 			}
 			if !s.send(it, next) {
@@ -226,9 +226,9 @@ func (s *Stream) ranTo(err error) error {
 	}
 	if h := x.hook; h != nil {
 		if err == nil {
-			safeHook(func() { h.OnExecutionSuccess(x.ks.info) })
+			safeHook(func() { h.OnExecutionSuccess(&x.rc, x.ks.info) })
 		} else {
-			safeHook(func() { h.OnExecutionError(x.ks.info, err) })
+			safeHook(func() { h.OnExecutionError(&x.rc, x.ks.info, err) })
 		}
 	}
 	return err
@@ -242,7 +242,7 @@ func (s *Stream) fallbackOr(next chan<- rxgo.Item, ft FailureType, cause error) 
 	}
 	h := x.hook
 	if h != nil {
-		safeHook(func() { h.OnFallbackStart(x.ks.info) })
+		safeHook(func() { h.OnFallbackStart(x.parent, x.ks.info) })
 	}
 	err := s.runFallback(next, cause)
 	x.ks.fallbackSem.Release()
@@ -253,13 +253,13 @@ func (s *Stream) fallbackOr(next chan<- rxgo.Item, ft FailureType, cause error) 
 	if err != nil {
 		x.addEvent(metrics.FallbackFailure)
 		if h != nil {
-			safeHook(func() { h.OnFallbackError(x.ks.info, err) })
+			safeHook(func() { h.OnFallbackError(x.parent, x.ks.info, err) })
 		}
 		return x.fail(&Error{Type: ft, CommandKey: x.ks.info.CommandKey, Cause: cause, FallbackErr: err})
 	}
 	x.addEvent(metrics.FallbackSuccess)
 	if h != nil {
-		safeHook(func() { h.OnFallbackSuccess(x.ks.info) })
+		safeHook(func() { h.OnFallbackSuccess(x.parent, x.ks.info) })
 	}
 	x.succeed()
 	return nil
@@ -283,8 +283,8 @@ func (s *Stream) runFallback(next chan<- rxgo.Item, cause error) error {
 		x.addEvent(metrics.FallbackEmit)
 		if h != nil {
 			safeHook(func() {
-				h.OnFallbackEmit(x.ks.info, it.V)
-				h.OnEmit(x.ks.info, it.V)
+				h.OnFallbackEmit(x.parent, x.ks.info, it.V)
+				h.OnEmit(x.parent, x.ks.info, it.V)
 			})
 		}
 		if !s.send(it, next) {

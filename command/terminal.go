@@ -15,7 +15,7 @@ func (x *exec) fail(err error) error {
 	x.execErr = err
 	x.terminate(never)
 	if h := x.hook; h != nil {
-		safeHook(func() { h.OnError(x.ks.info, err) })
+		safeHook(func() { h.OnError(x.parent, x.ks.info, err) })
 	}
 	return err
 }
@@ -24,7 +24,7 @@ func (x *exec) fail(err error) error {
 func (x *exec) succeedAt(now time.Duration) {
 	x.terminate(now)
 	if h := x.hook; h != nil {
-		safeHook(func() { h.OnSuccess(x.ks.info) })
+		safeHook(func() { h.OnSuccess(x.parent, x.ks.info) })
 	}
 }
 
@@ -35,7 +35,7 @@ func (x *exec) unsubscribed() error {
 	x.execErr = err
 	x.ks.breaker.MarkCancelled()
 	if h := x.hook; h != nil {
-		safeHook(func() { h.OnUnsubscribe(x.ks.info) })
+		safeHook(func() { h.OnUnsubscribe(x.parent, x.ks.info) })
 	}
 	x.terminate(never)
 	return err
@@ -71,7 +71,7 @@ func (x *exec) terminate(now time.Duration) {
 	if x.executed {
 		if n := x.ks.rt.hooks.EventNotifier(); !hooks.IsNoopNotifier(n) {
 			events := x.ExecutionEvents()
-			safeHook(func() { n.MarkCommandExecution(x.ks.info.CommandKey, x.isolation(), x.execLatency, events) })
+			safeHook(func() { n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.isolation(), x.execLatency, events) })
 		}
 	}
 }

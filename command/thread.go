@@ -79,7 +79,7 @@ func (c *Command[T]) work() {
 func (c *Command[T]) callThreadRun() (T, error) {
 	x := &c.exec
 	if h := x.hook; h != nil {
-		if err := hookErr(func() error { return h.OnThreadStart(x.ks.info) }); err != nil {
+		if err := hookErr(func() error { return h.OnThreadStart(&x.rc, x.ks.info) }); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -113,6 +113,6 @@ func (x *exec) endThread() {
 	pw.thread = threadEnded
 	pw.mu.Unlock()
 	if h := x.hook; h != nil && started {
-		safeHook(func() { h.OnThreadComplete(x.ks.info) })
+		safeHook(func() { h.OnThreadComplete(&x.rc, x.ks.info) })
 	}
 }

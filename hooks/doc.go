@@ -18,7 +18,12 @@
 //	   ─▶ OnSuccess | OnError             (a cache hit calls OnCacheHit only;
 //	                                       a caller that goes away gets OnUnsubscribe)
 //	command ─▶ n := reg.EventNotifier(); if !hooks.IsNoopNotifier(n) {
-//	              n.MarkEvent(e, key) per event; n.MarkCommandExecution(...) at the end }
+//	              n.MarkEvent(ctx, e, key) per event; n.MarkCommandExecution(ctx, ...) at the end }
+//
+// Every call gets the execution's context: OnStart the caller's, and what OnStart returns
+// (the caller's context or a child of it, e.g. with a trace span) is the context of the
+// rest of the execution, so a hook can log or trace from any step and find, in a later
+// step, what it put there at the start.
 //
 // The thread hooks are called only under thread isolation. A timeout skips
 // OnExecutionError; a rejection or short circuit goes from OnStart straight to the

@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -13,7 +14,7 @@ type errorCounter struct {
 	errors int
 }
 
-func (c *errorCounter) OnError(hooks.Info, error) { c.errors++ }
+func (c *errorCounter) OnError(context.Context, hooks.Info, error) { c.errors++ }
 
 func ExampleRegistry() {
 	reg := hooks.NewRegistry()
@@ -23,7 +24,7 @@ func ExampleRegistry() {
 	// What a command does once per execution:
 	h := reg.ExecutionHook()
 	if !hooks.IsNoop(h) {
-		h.OnError(hooks.Info{CommandKey: "GetUser"}, errors.New("boom"))
+		h.OnError(context.Background(), hooks.Info{CommandKey: "GetUser"}, errors.New("boom"))
 	}
 	fmt.Println(counter.errors)
 

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -37,30 +38,30 @@ func TestExecutionHookDeclaresMethodsInReferenceOrder(t *testing.T) {
 }
 
 // callAll calls every hook method once, in reference order.
-func callAll(h ExecutionHook, info Info, v any, err error) []error {
+func callAll(ctx context.Context, h ExecutionHook, info Info, v any, err error) []error {
 	return []error{
-		h.OnStart(info),
-		h.OnThreadStart(info),
-		h.OnExecutionStart(info),
-		func() error { h.OnExecutionEmit(info, v); return nil }(),
-		func() error { h.OnEmit(info, v); return nil }(),
-		func() error { h.OnExecutionSuccess(info); return nil }(),
-		func() error { h.OnExecutionError(info, err); return nil }(),
-		func() error { h.OnThreadComplete(info); return nil }(),
-		func() error { h.OnFallbackStart(info); return nil }(),
-		func() error { h.OnFallbackEmit(info, v); return nil }(),
-		func() error { h.OnFallbackSuccess(info); return nil }(),
-		func() error { h.OnFallbackError(info, err); return nil }(),
-		func() error { h.OnSuccess(info); return nil }(),
-		func() error { h.OnError(info, err); return nil }(),
-		func() error { h.OnCacheHit(info); return nil }(),
-		func() error { h.OnUnsubscribe(info); return nil }(),
+		func() error { _, err := h.OnStart(ctx, info); return err }(),
+		h.OnThreadStart(ctx, info),
+		h.OnExecutionStart(ctx, info),
+		func() error { h.OnExecutionEmit(ctx, info, v); return nil }(),
+		func() error { h.OnEmit(ctx, info, v); return nil }(),
+		func() error { h.OnExecutionSuccess(ctx, info); return nil }(),
+		func() error { h.OnExecutionError(ctx, info, err); return nil }(),
+		func() error { h.OnThreadComplete(ctx, info); return nil }(),
+		func() error { h.OnFallbackStart(ctx, info); return nil }(),
+		func() error { h.OnFallbackEmit(ctx, info, v); return nil }(),
+		func() error { h.OnFallbackSuccess(ctx, info); return nil }(),
+		func() error { h.OnFallbackError(ctx, info, err); return nil }(),
+		func() error { h.OnSuccess(ctx, info); return nil }(),
+		func() error { h.OnError(ctx, info, err); return nil }(),
+		func() error { h.OnCacheHit(ctx, info); return nil }(),
+		func() error { h.OnUnsubscribe(ctx, info); return nil }(),
 	}
 }
 
 func TestNoopHookReturnsNoErrors(t *testing.T) {
 	for _, h := range []ExecutionHook{NoopHook{}, &NoopHook{}} {
-		for _, err := range callAll(h, Info{CommandKey: "k"}, 1, errors.New("boom")) {
+		for _, err := range callAll(t.Context(), h, Info{CommandKey: "k"}, 1, errors.New("boom")) {
 			assert.NoError(t, err)
 		}
 	}
@@ -70,7 +71,8 @@ func TestRecordingHookRecordsEveryMethodByName(t *testing.T) {
 	rec := &RecordingHook{}
 	info := Info{CommandKey: "Cmd", GroupKey: "Grp", ThreadPoolKey: "Pool"}
 	boom := errors.New("boom")
-	for _, err := range callAll(rec, info, 42, boom) {
+	ctx := context.WithValue(t.Context(), ctxKey{}, "caller")
+	for _, err := range callAll(ctx, rec, info, 42, boom) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, referenceOrder, rec.Names())
@@ -79,6 +81,7 @@ func TestRecordingHookRecordsEveryMethodByName(t *testing.T) {
 	require.Len(t, calls, len(referenceOrder))
 	for _, c := range calls {
 		assert.Equal(t, info, c.Info, c.Method)
+		assert.Equal(t, "caller", c.Ctx.Value(ctxKey{}), c.Method)
 		switch c.Method {
 		case "OnExecutionEmit", "OnEmit", "OnFallbackEmit":
 			assert.Equal(t, 42, c.Value, c.Method)
@@ -99,15 +102,16 @@ func TestRecordingHookRecordsEveryMethodByName(t *testing.T) {
 // failingStart shows the documented way to make a recording hook fail.
 type failingStart struct{ *RecordingHook }
 
-func (f failingStart) OnStart(i Info) error {
-	_ = f.RecordingHook.OnStart(i)
-	return errors.New("refused")
+func (f failingStart) OnStart(ctx context.Context, i Info) (context.Context, error) {
+	_, _ = f.RecordingHook.OnStart(ctx, i)
+	return ctx, errors.New("refused")
 }
 
 func TestRecordingHookCanBeEmbeddedToFail(t *testing.T) {
 	h := failingStart{&RecordingHook{}}
-	require.EqualError(t, h.OnStart(Info{}), "refused")
-	h.OnSuccess(Info{})
+	_, err := h.OnStart(t.Context(), Info{})
+	require.EqualError(t, err, "refused")
+	h.OnSuccess(t.Context(), Info{})
 	assert.Equal(t, []string{"OnStart", "OnSuccess"}, h.Names())
 }
 
@@ -116,7 +120,7 @@ type onlyErrors struct {
 	errs []error
 }
 
-func (o *onlyErrors) OnError(_ Info, err error) { o.errs = append(o.errs, err) }
+func (o *onlyErrors) OnError(_ context.Context, _ Info, err error) { o.errs = append(o.errs, err) }
 
 func TestIsNoop(t *testing.T) {
 	cases := []struct {
@@ -133,3 +137,5 @@ func TestIsNoop(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, IsNoop(tc.h)) })
 	}
 }
+
+type ctxKey struct{}

@@ -1,5 +1,7 @@
 package hooks
 
+import "context"
+
 // NoopHook is an ExecutionHook that does nothing. Embed it in a struct to override only
 // some methods. The registry reports the plain NoopHook as a no-op (see IsNoop); a struct
 // that embeds it is a real hook.
@@ -7,53 +9,53 @@ type NoopHook struct{}
 
 var _ ExecutionHook = NoopHook{}
 
-// OnStart does nothing.
-func (NoopHook) OnStart(Info) error { return nil }
+// OnStart returns ctx.
+func (NoopHook) OnStart(ctx context.Context, _ Info) (context.Context, error) { return ctx, nil }
 
 // OnThreadStart does nothing.
-func (NoopHook) OnThreadStart(Info) error { return nil }
+func (NoopHook) OnThreadStart(context.Context, Info) error { return nil }
 
 // OnExecutionStart does nothing.
-func (NoopHook) OnExecutionStart(Info) error { return nil }
+func (NoopHook) OnExecutionStart(context.Context, Info) error { return nil }
 
 // OnExecutionEmit does nothing.
-func (NoopHook) OnExecutionEmit(Info, any) {}
+func (NoopHook) OnExecutionEmit(context.Context, Info, any) {}
 
 // OnEmit does nothing.
-func (NoopHook) OnEmit(Info, any) {}
+func (NoopHook) OnEmit(context.Context, Info, any) {}
 
 // OnExecutionSuccess does nothing.
-func (NoopHook) OnExecutionSuccess(Info) {}
+func (NoopHook) OnExecutionSuccess(context.Context, Info) {}
 
 // OnExecutionError does nothing.
-func (NoopHook) OnExecutionError(Info, error) {}
+func (NoopHook) OnExecutionError(context.Context, Info, error) {}
 
 // OnThreadComplete does nothing.
-func (NoopHook) OnThreadComplete(Info) {}
+func (NoopHook) OnThreadComplete(context.Context, Info) {}
 
 // OnFallbackStart does nothing.
-func (NoopHook) OnFallbackStart(Info) {}
+func (NoopHook) OnFallbackStart(context.Context, Info) {}
 
 // OnFallbackEmit does nothing.
-func (NoopHook) OnFallbackEmit(Info, any) {}
+func (NoopHook) OnFallbackEmit(context.Context, Info, any) {}
 
 // OnFallbackSuccess does nothing.
-func (NoopHook) OnFallbackSuccess(Info) {}
+func (NoopHook) OnFallbackSuccess(context.Context, Info) {}
 
 // OnFallbackError does nothing.
-func (NoopHook) OnFallbackError(Info, error) {}
+func (NoopHook) OnFallbackError(context.Context, Info, error) {}
 
 // OnSuccess does nothing.
-func (NoopHook) OnSuccess(Info) {}
+func (NoopHook) OnSuccess(context.Context, Info) {}
 
 // OnError does nothing.
-func (NoopHook) OnError(Info, error) {}
+func (NoopHook) OnError(context.Context, Info, error) {}
 
 // OnCacheHit does nothing.
-func (NoopHook) OnCacheHit(Info) {}
+func (NoopHook) OnCacheHit(context.Context, Info) {}
 
 // OnUnsubscribe does nothing.
-func (NoopHook) OnUnsubscribe(Info) {}
+func (NoopHook) OnUnsubscribe(context.Context, Info) {}
 
 // IsNoop reports whether h is the no-op hook (NoopHook or *NoopHook), so a caller can skip
 // the work of preparing hook arguments, such as boxing values into any. It is a type

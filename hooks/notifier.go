@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/config"
@@ -9,13 +10,14 @@ import (
 
 // EventNotifier is told about every event a command records and about every finished
 // execution, e.g. to feed an external metrics system. Implementations must be safe for
-// concurrent use and fast: they are called on the command's goroutine.
+// concurrent use and fast: they are called on the command's goroutine, with the
+// execution's context (the one ExecutionHook.OnStart returned, or the caller's).
 type EventNotifier interface {
 	// MarkEvent is called for each event recorded for command key.
-	MarkEvent(e metrics.EventType, key string)
+	MarkEvent(ctx context.Context, e metrics.EventType, key string)
 	// MarkCommandExecution is called once per execution that ran, with its isolation, run
 	// duration and events in order. events is only valid during the call: copy it to keep it.
-	MarkCommandExecution(key string, isolation config.IsolationStrategy, d time.Duration, events []metrics.EventType)
+	MarkCommandExecution(ctx context.Context, key string, isolation config.IsolationStrategy, d time.Duration, events []metrics.EventType)
 }
 
 // NoopNotifier is an EventNotifier that does nothing. Embed it to override one method.
@@ -24,10 +26,10 @@ type NoopNotifier struct{}
 var _ EventNotifier = NoopNotifier{}
 
 // MarkEvent does nothing.
-func (NoopNotifier) MarkEvent(metrics.EventType, string) {}
+func (NoopNotifier) MarkEvent(context.Context, metrics.EventType, string) {}
 
 // MarkCommandExecution does nothing.
-func (NoopNotifier) MarkCommandExecution(string, config.IsolationStrategy, time.Duration, []metrics.EventType) {
+func (NoopNotifier) MarkCommandExecution(context.Context, string, config.IsolationStrategy, time.Duration, []metrics.EventType) {
 }
 
 // IsNoopNotifier reports whether n is the no-op notifier (NoopNotifier or *NoopNotifier),

@@ -42,17 +42,17 @@ func TestIsNoopNotifier(t *testing.T) {
 func TestNoopNotifierAcceptsCalls(t *testing.T) {
 	n := NoopNotifier{}
 	assert.NotPanics(t, func() {
-		n.MarkEvent(metrics.Success, "k")
-		n.MarkCommandExecution("k", config.Semaphore, time.Millisecond, []metrics.EventType{metrics.Success})
+		n.MarkEvent(t.Context(), metrics.Success, "k")
+		n.MarkCommandExecution(t.Context(), "k", config.Semaphore, time.Millisecond, []metrics.EventType{metrics.Success})
 	})
 }
 
 func TestRecordingNotifierRecordsCopies(t *testing.T) {
 	rec := &RecordingNotifier{}
-	rec.MarkEvent(metrics.Failure, "Cmd")
-	rec.MarkEvent(metrics.FallbackSuccess, "Cmd")
+	rec.MarkEvent(t.Context(), metrics.Failure, "Cmd")
+	rec.MarkEvent(t.Context(), metrics.FallbackSuccess, "Cmd")
 	events := []metrics.EventType{metrics.Failure, metrics.FallbackSuccess}
-	rec.MarkCommandExecution("Cmd", config.Thread, 3*time.Millisecond, events)
+	rec.MarkCommandExecution(t.Context(), "Cmd", config.Thread, 3*time.Millisecond, events)
 	events[0] = metrics.Timeout // the caller may reuse its slice
 
 	assert.Equal(t, []Mark{{metrics.Failure, "Cmd"}, {metrics.FallbackSuccess, "Cmd"}}, rec.Marks())
@@ -71,7 +71,7 @@ func TestRegistryNotifierConcurrentReplace(t *testing.T) {
 		wg.Go(func() {
 			for range 500 {
 				if n := r.EventNotifier(); !IsNoopNotifier(n) {
-					n.MarkEvent(metrics.Success, "k")
+					n.MarkEvent(t.Context(), metrics.Success, "k")
 				}
 			}
 		})

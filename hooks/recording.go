@@ -1,11 +1,15 @@
 package hooks
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Call is one hook invocation seen by a RecordingHook. Value is set for the emit methods
 // and Err for the error methods.
 type Call struct {
-	Method string // the method name, e.g. "OnStart"
+	Method string          // the method name, e.g. "OnStart"
+	Ctx    context.Context // the context the method got
 	Info   Info
 	Value  any
 	Err    error
@@ -55,75 +59,85 @@ func (r *RecordingHook) record(c Call) {
 	r.mu.Unlock()
 }
 
-// OnStart records the call and returns nil.
-func (r *RecordingHook) OnStart(i Info) error {
-	r.record(Call{Method: "OnStart", Info: i})
-	return nil
+// OnStart records the call and returns ctx.
+func (r *RecordingHook) OnStart(ctx context.Context, i Info) (context.Context, error) {
+	r.record(Call{Method: "OnStart", Ctx: ctx, Info: i})
+	return ctx, nil
 }
 
 // OnThreadStart records the call and returns nil.
-func (r *RecordingHook) OnThreadStart(i Info) error {
-	r.record(Call{Method: "OnThreadStart", Info: i})
+func (r *RecordingHook) OnThreadStart(ctx context.Context, i Info) error {
+	r.record(Call{Method: "OnThreadStart", Ctx: ctx, Info: i})
 	return nil
 }
 
 // OnExecutionStart records the call and returns nil.
-func (r *RecordingHook) OnExecutionStart(i Info) error {
-	r.record(Call{Method: "OnExecutionStart", Info: i})
+func (r *RecordingHook) OnExecutionStart(ctx context.Context, i Info) error {
+	r.record(Call{Method: "OnExecutionStart", Ctx: ctx, Info: i})
 	return nil
 }
 
 // OnExecutionEmit records the call with its value.
-func (r *RecordingHook) OnExecutionEmit(i Info, v any) {
-	r.record(Call{Method: "OnExecutionEmit", Info: i, Value: v})
+func (r *RecordingHook) OnExecutionEmit(ctx context.Context, i Info, v any) {
+	r.record(Call{Method: "OnExecutionEmit", Ctx: ctx, Info: i, Value: v})
 }
 
 // OnEmit records the call with its value.
-func (r *RecordingHook) OnEmit(i Info, v any) { r.record(Call{Method: "OnEmit", Info: i, Value: v}) }
+func (r *RecordingHook) OnEmit(ctx context.Context, i Info, v any) {
+	r.record(Call{Method: "OnEmit", Ctx: ctx, Info: i, Value: v})
+}
 
 // OnExecutionSuccess records the call.
-func (r *RecordingHook) OnExecutionSuccess(i Info) {
-	r.record(Call{Method: "OnExecutionSuccess", Info: i})
+func (r *RecordingHook) OnExecutionSuccess(ctx context.Context, i Info) {
+	r.record(Call{Method: "OnExecutionSuccess", Ctx: ctx, Info: i})
 }
 
 // OnExecutionError records the call with its error.
-func (r *RecordingHook) OnExecutionError(i Info, err error) {
-	r.record(Call{Method: "OnExecutionError", Info: i, Err: err})
+func (r *RecordingHook) OnExecutionError(ctx context.Context, i Info, err error) {
+	r.record(Call{Method: "OnExecutionError", Ctx: ctx, Info: i, Err: err})
 }
 
 // OnThreadComplete records the call.
-func (r *RecordingHook) OnThreadComplete(i Info) {
-	r.record(Call{Method: "OnThreadComplete", Info: i})
+func (r *RecordingHook) OnThreadComplete(ctx context.Context, i Info) {
+	r.record(Call{Method: "OnThreadComplete", Ctx: ctx, Info: i})
 }
 
 // OnFallbackStart records the call.
-func (r *RecordingHook) OnFallbackStart(i Info) { r.record(Call{Method: "OnFallbackStart", Info: i}) }
+func (r *RecordingHook) OnFallbackStart(ctx context.Context, i Info) {
+	r.record(Call{Method: "OnFallbackStart", Ctx: ctx, Info: i})
+}
 
 // OnFallbackEmit records the call with its value.
-func (r *RecordingHook) OnFallbackEmit(i Info, v any) {
-	r.record(Call{Method: "OnFallbackEmit", Info: i, Value: v})
+func (r *RecordingHook) OnFallbackEmit(ctx context.Context, i Info, v any) {
+	r.record(Call{Method: "OnFallbackEmit", Ctx: ctx, Info: i, Value: v})
 }
 
 // OnFallbackSuccess records the call.
-func (r *RecordingHook) OnFallbackSuccess(i Info) {
-	r.record(Call{Method: "OnFallbackSuccess", Info: i})
+func (r *RecordingHook) OnFallbackSuccess(ctx context.Context, i Info) {
+	r.record(Call{Method: "OnFallbackSuccess", Ctx: ctx, Info: i})
 }
 
 // OnFallbackError records the call with its error.
-func (r *RecordingHook) OnFallbackError(i Info, err error) {
-	r.record(Call{Method: "OnFallbackError", Info: i, Err: err})
+func (r *RecordingHook) OnFallbackError(ctx context.Context, i Info, err error) {
+	r.record(Call{Method: "OnFallbackError", Ctx: ctx, Info: i, Err: err})
 }
 
 // OnSuccess records the call.
-func (r *RecordingHook) OnSuccess(i Info) { r.record(Call{Method: "OnSuccess", Info: i}) }
+func (r *RecordingHook) OnSuccess(ctx context.Context, i Info) {
+	r.record(Call{Method: "OnSuccess", Ctx: ctx, Info: i})
+}
 
 // OnError records the call with its error.
-func (r *RecordingHook) OnError(i Info, err error) {
-	r.record(Call{Method: "OnError", Info: i, Err: err})
+func (r *RecordingHook) OnError(ctx context.Context, i Info, err error) {
+	r.record(Call{Method: "OnError", Ctx: ctx, Info: i, Err: err})
 }
 
 // OnCacheHit records the call.
-func (r *RecordingHook) OnCacheHit(i Info) { r.record(Call{Method: "OnCacheHit", Info: i}) }
+func (r *RecordingHook) OnCacheHit(ctx context.Context, i Info) {
+	r.record(Call{Method: "OnCacheHit", Ctx: ctx, Info: i})
+}
 
 // OnUnsubscribe records the call.
-func (r *RecordingHook) OnUnsubscribe(i Info) { r.record(Call{Method: "OnUnsubscribe", Info: i}) }
+func (r *RecordingHook) OnUnsubscribe(ctx context.Context, i Info) {
+	r.record(Call{Method: "OnUnsubscribe", Ctx: ctx, Info: i})
+}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -33,14 +34,14 @@ type RecordingNotifier struct {
 var _ EventNotifier = (*RecordingNotifier)(nil)
 
 // MarkEvent records the call.
-func (r *RecordingNotifier) MarkEvent(e metrics.EventType, key string) {
+func (r *RecordingNotifier) MarkEvent(_ context.Context, e metrics.EventType, key string) {
 	r.mu.Lock()
 	r.marks = append(r.marks, Mark{Event: e, Key: key})
 	r.mu.Unlock()
 }
 
 // MarkCommandExecution records the call with a copy of events.
-func (r *RecordingNotifier) MarkCommandExecution(key string, isolation config.IsolationStrategy, d time.Duration, events []metrics.EventType) {
+func (r *RecordingNotifier) MarkCommandExecution(_ context.Context, key string, isolation config.IsolationStrategy, d time.Duration, events []metrics.EventType) {
 	x := Execution{Key: key, Isolation: isolation, Duration: d, Events: append([]metrics.EventType(nil), events...)}
 	r.mu.Lock()
 	r.executions = append(r.executions, x)

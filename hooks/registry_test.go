@@ -55,7 +55,7 @@ func TestRegistryReplaceWhileCommandsRun(t *testing.T) {
 			for !stop.Load() {
 				h := r.ExecutionHook()
 				if !IsNoop(h) {
-					h.OnSuccess(Info{CommandKey: "k"})
+					h.OnSuccess(t.Context(), Info{CommandKey: "k"})
 				}
 				calls.Add(1)
 			}
