@@ -1,7 +1,17 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test test-bench fmt-check vet bench bench-lib cover demo
+.PHONY: build test test-bench test-modules fmt-check vet bench bench-lib cover demo e2e e2e-setup
+
+# MODULES are the modules of their own inside this repository (each with a go.mod that
+# replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
+# core packages links none of their dependencies. make test vets and tests each of them.
+MODULES :=
+
+# E2E_TARGETS are the end-to-end suites: each starts the real servers it needs (etcd,
+# Prometheus, a browser) on 127.0.0.1 and stops them. make e2e installs what is missing
+# first (scripts/e2e-setup.sh) and then runs them all.
+E2E_TARGETS :=
 
 # ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
 ARGS ?=
@@ -16,8 +26,20 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-test: fmt-check vet test-bench
+test: fmt-check vet test-bench test-modules
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
+
+test-modules:
+	@set -e; for m in $(MODULES); do \
+		echo "== $$m"; (cd $$m && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...); \
+	done
+
+# e2e runs every end-to-end suite; .ci/run calls it after make test.
+e2e: e2e-setup
+	@set -e; for t in $(E2E_TARGETS); do $(MAKE) --no-print-directory $$t; done
+
+e2e-setup:
+	./scripts/e2e-setup.sh
 
 # test-bench keeps the peer comparison module (bench/, its own go.mod) compiling and its
 # summariser tested against the library as it is.
