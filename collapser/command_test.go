@@ -116,7 +116,7 @@ func TestStreamCommandBatch(t *testing.T) {
 	sc, err := NewStream(e.setter("StreamCmd", GlobalScope), StreamBatch[int, string, string, int]{
 		Command: func(reqs []*Request[int, string]) StreamCommand {
 			args := Arguments(reqs)
-			return command.NewStream(s, func(context.Context) rxgo.Observable {
+			return command.NewStream[string](s, func(context.Context) rxgo.Observable {
 				items := make([]rxgo.Producer, 0, len(args))
 				for _, a := range args {
 					items = append(items, func(ctx context.Context, next chan<- rxgo.Item) {

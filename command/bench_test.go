@@ -103,3 +103,56 @@ func BenchmarkExecuteWatchingContext(b *testing.B) {
 	}
 	reportGoroutines(b, before)
 }
+
+// semaphoreSetter is the SEMAPHORE setter of the front-door benchmarks.
+func semaphoreSetter(rt *Runtime) Setter {
+	return Setter{Runtime: rt, CommandKey: "bench", Properties: config.Overrides{
+		"execution.isolation.strategy": "SEMAPHORE", "execution.isolation.semaphore.maxConcurrentRequests": "1000"}}
+}
+
+// BenchmarkQueueGet: Queue then Future.Get on SEMAPHORE isolation.
+func BenchmarkQueueGet(b *testing.B) {
+	s := semaphoreSetter(benchRuntime(b))
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := New(s, benchRun).WithFallback(benchFallback).Queue(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v, err := f.Get(ctx); err != nil || v != 1 {
+			b.Fatal(v, err)
+		}
+	}
+	reportGoroutines(b, before)
+}
+
+// BenchmarkToObservable: ToObservable drained, on SEMAPHORE isolation.
+func BenchmarkToObservable(b *testing.B) {
+	s := semaphoreSetter(benchRuntime(b))
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		for it := range New(s, benchRun).WithFallback(benchFallback).ToObservable().Observe() {
+			if it.Error() {
+				b.Fatal(it.E)
+			}
+		}
+	}
+	reportGoroutines(b, before)
+}
+
+// BenchmarkValues: the iter.Seq2 front door on SEMAPHORE isolation.
+func BenchmarkValues(b *testing.B) {
+	s := semaphoreSetter(benchRuntime(b))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for v, err := range New(s, benchRun).WithFallback(benchFallback).Values(ctx) {
+			if err != nil || v != 1 {
+				b.Fatal(v, err)
+			}
+		}
+	}
+}

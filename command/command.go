@@ -2,44 +2,51 @@ package command
 
 import (
 	"context"
-	"time"
+	"errors"
+	"iter"
 
 	"github.com/reactivex/rxgo/v2"
 
-	"github.com/rxhystrix/rxhystrix/config"
-	"github.com/rxhystrix/rxhystrix/metrics"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // Command is one execution of a call to a dependency (Hystrix's HystrixCommand): run
 // produces one value or an error, and the optional fallback recovers from failures,
-// timeouts, rejections and short-circuits. A Command is single use: create a new one
-// per call (creation costs one allocation and one lock-free lookup of the key's state).
+// timeouts, rejections and short-circuits. A Command is single use: create a new one per
+// call (New costs one allocation and one lock-free lookup of the key's state).
 //
-// Execute, Queue, Observe and ToObservable are front doors to the same execution chain;
-// the accessors (ExecutionEvents, IsResponseTimedOut, ...) describe the execution.
+// Execute, Queue, Observe, ToObservable and Values are front doors to the same chain
+// (see the package documentation); the accessors (ExecutionEvents, IsResponseTimedOut,
+// ...) describe the execution.
 type Command[T any] struct {
-	exec
+	execution
 	run      func(ctx context.Context) (T, error)
 	fallback func(ctx context.Context, err error) (T, error)
 
-	// Written by the goroutine that won the race against the timeout.
-	value T
+	out   T                    // what run returned; kept by won if the run won the race
+	value T                    // what the caller gets: the run's or the fallback's value
+	fut   observable.Future[T] // Queue's future, Observe's source, request-cache hits' wait
+	hot   hot[T]               // Observe's observable
 }
 
-// New returns a command that calls run with the settings of s. run gets a context that
-// carries the caller's values and is cancelled when the caller's context is, and on
-// timeout when execution.isolation.thread.interruptOnTimeout is set.
+// New returns a command of the key s names, running run. The key's state is resolved on
+// its first use (Define does it at once and returns the error of an invalid Setter;
+// here, an invalid one fails every execution with a BAD_REQUEST_EXCEPTION). run gets a
+// context that carries the caller's values; see the package documentation for when it ends.
 func New[T any](s Setter, run func(ctx context.Context) (T, error)) *Command[T] {
 	rt := s.normalize()
+	return newCommand(rt.state(&s, false), run)
+}
+
+func newCommand[T any](ks *keyState, run func(ctx context.Context) (T, error)) *Command[T] {
 	c := &Command[T]{run: run}
-	c.init(rt.state(&s))
+	c.ks, c.body = ks, c
 	return c
 }
 
 // WithFallback sets the fallback, called with the error that caused it (the run's error,
-// ErrTimeout, ErrShortCircuited, ErrSemaphoreRejected or the pool's rejection). Call it
-// before the execution.
+// ErrTimeout, ErrShortCircuited, ErrSemaphoreRejected or the pool's rejection) and the
+// caller's context. Call it before the execution.
 func (c *Command[T]) WithFallback(f func(ctx context.Context, err error) (T, error)) *Command[T] {
 	c.fallback = f
 	return c
@@ -53,215 +60,160 @@ func (c *Command[T]) WithCacheKey(key string) *Command[T] {
 	return c
 }
 
+// errNilRun is the cause of the BAD_REQUEST_EXCEPTION of a command made with a nil run.
+var errNilRun = errors.New("command: nil run function")
+
 // Execute runs the command and waits for its value or error (Hystrix's execute()).
 // With SEMAPHORE isolation everything runs on the calling goroutine.
-func (c *Command[T]) Execute(ctx context.Context) (T, error) { return c.execute(ctx, nil) }
-
-// ToObservable returns a cold observable: each subscription executes the command (so
-// only the first succeeds; a command is single use) and emits its value or its error.
-// Unsubscribing (ending the subscription's context) cancels the execution.
-func (c *Command[T]) ToObservable() rxgo.Observable {
-	return observable.Defer(func(ctx context.Context) (T, error) { return c.execute(ctx, nil) })
-}
-
-// Observe starts the command at once and returns a hot observable that replays its
-// outcome to every subscriber, early or late. The execution is cancelled when ctx ends
-// and no subscriber is left.
-func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
-	obs := observable.Cache(c.ToObservable())
-	observable.ToFuture[T](ctx, obs) // subscribes now: the execution starts
-	return obs
+func (c *Command[T]) Execute(ctx context.Context) (T, error) {
+	x := &c.execution
+	if err := c.begin(ctx, false); err != nil {
+		var zero T
+		return zero, err
+	}
+	v := x.chain.run(x, pending)
+	if v == suspended {
+		v = x.await()
+	}
+	return c.outcome(v)
 }
 
 // Queue starts the command and returns the future of its outcome (Hystrix's queue()).
-// Future.Cancel unsubscribes: the command ends CANCELLED, and the run's context is
-// cancelled only when execution.isolation.thread.interruptOnFutureCancel is set (else the
-// run goes on unobserved, also ignoring ctx's cancellation).
-func (c *Command[T]) Queue(ctx context.Context) *observable.Future[T] {
-	return observable.ToFuture[T](ctx, observable.Defer(func(sub context.Context) (T, error) {
-		if c.ks.props == nil || c.ks.props.InterruptOnFutureCancel.Get() {
-			return c.execute(sub, nil)
-		}
-		return c.execute(context.WithoutCancel(sub), sub.Done())
-	}))
+// Under SEMAPHORE isolation the command runs before Queue returns and the future is
+// complete; under THREAD isolation it is queued on the pool. A failure known before
+// Queue returns that is not an execution error (a short circuit, a rejection or a bad
+// request without a fallback that recovers it) is also Queue's error, as Hystrix's
+// queue() throws it; execution errors (COMMAND_EXCEPTION, TIMEOUT) come from Get.
+//
+// Future.Cancel gives the command up: it ends CANCELLED, and the run's context is
+// cancelled only with execution.isolation.thread.interruptOnFutureCancel (else the run
+// goes on unobserved, still bounded by its timeout).
+func (c *Command[T]) Queue(ctx context.Context) (*observable.Future[T], error) {
+	c.start(ctx)
+	if !c.fut.Ready() {
+		return &c.fut, nil
+	}
+	_, err := c.fut.Get(ctx)
+	var re *Error
+	if errors.As(err, &re) && re.Type != CommandException && re.Type != Timeout {
+		return &c.fut, err
+	}
+	return &c.fut, nil
 }
 
-// execute is the one implementation behind every front door.
-func (c *Command[T]) execute(ctx context.Context, stop <-chan struct{}) (T, error) {
-	var zero T
-	if err := c.begin(ctx); err != nil {
-		return zero, err
-	}
-	rc, err := c.requestCache(ctx)
-	if err != nil {
-		return zero, err
-	}
-	if rc != nil {
-		return c.cached(ctx, stop, rc)
-	}
-	return c.chain(ctx, stop)
+// Observe starts the command at once, with the caller's context (request cache, request
+// log and context values work), and returns a hot observable that replays its outcome
+// to every subscriber, early or late. Under SEMAPHORE isolation the command runs during
+// the call, on the caller's goroutine, as in Hystrix. The command is cancelled when ctx
+// ends before its outcome, not when subscribers leave.
+func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
+	c.start(ctx)
+	c.hot.init(&c.fut)
+	return &c.hot
 }
 
-// chain runs REFERENCE §1 steps 4-10: onStart, breaker, isolation, timeout,
-// classification, fallback, cleanup.
-func (c *Command[T]) chain(ctx context.Context, stop <-chan struct{}) (T, error) {
-	x := &c.exec
-	x.open(ctx, stop)
-	if h := x.hook; h != nil {
-		if err := x.startHook(h); err != nil {
-			var zero T
-			return zero, x.failFast(err)
-		}
-	}
-	if !x.ks.breaker.AttemptExecution() {
-		x.addEvent(metrics.ShortCircuited)
-		x.failedErr = ErrShortCircuited
-		return c.fallbackOr(ShortCircuit, ErrShortCircuited)
-	}
-	if x.isolation() == config.Thread {
-		return c.inPool()
-	}
-	if !x.ks.execSem.TryAcquire() {
-		x.addEvent(metrics.SemaphoreRejected)
-		x.failedErr = ErrSemaphoreRejected
-		return c.fallbackOr(RejectedSemaphoreExecution, ErrSemaphoreRejected)
-	}
-	x.semHeld = true
-	return c.settle(c.inline())
+// ToObservable returns a cold observable: each subscription executes the command with
+// the subscription's context (so only the first succeeds; a command is single use) and
+// emits its value or its error. Ending the subscription's context cancels the execution.
+func (c *Command[T]) ToObservable() rxgo.Observable {
+	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
+		sendOutcome(ctx, next, c.Execute)
+	}})
 }
 
-// inline runs the user function on the caller (SEMAPHORE isolation); it returns the
-// time run returned.
-func (c *Command[T]) inline() time.Duration {
-	x := &c.exec
-	x.prepareRun(true)
-	x.markStarted()
-	v, err := c.callRun()
-	end := x.now()
-	if x.timedOutAt(end) {
-		x.race.CompareAndSwap(raceRunning, raceTimedOut)
-	} else if x.cancelled() {
-		x.race.CompareAndSwap(raceRunning, raceCancelled)
-	}
-	if x.race.CompareAndSwap(raceRunning, raceCompleting) {
-		x.execLatency = end - x.start
-		c.completed(v, err)
-		x.race.Store(raceCompleted)
-	}
-	return end
+// Values returns the command's outcome as a sequence of one (value, error) pair; ranging
+// over it executes the command with ctx.
+func (c *Command[T]) Values(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) { yield(c.Execute(ctx)) }
 }
 
-// callRun calls the execution-start hook and run; a failing hook or a panic is a run error.
-func (c *Command[T]) callRun() (v T, err error) {
-	x := &c.exec
-	if h := x.hook; h != nil {
-		if err := hookErr(func() error { return h.OnExecutionStart(&x.rc, x.ks.info) }); err != nil {
-			return v, err
-		}
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = newPanicError(r)
-		}
-	}()
-	return c.run(&x.rc)
-}
-
-// completed records the run's outcome and calls the execution hooks; only the goroutine
-// that won the race against the timeout calls it.
-func (c *Command[T]) completed(v T, err error) {
-	x := &c.exec
-	c.value, x.failedErr = v, err
-	if err != nil {
-		x.class, x.execErr = classify(x.ks.classify, err)
-	}
-	h := x.hook
-	if h == nil {
+// start begins an asynchronous execution for Queue and Observe: the chain runs until it
+// decides or suspends, and the future completes when it decides.
+func (c *Command[T]) start(ctx context.Context) {
+	x := &c.execution
+	c.fut.SetCanceler((*canceler)(x))
+	if err := c.begin(ctx, true); err != nil {
+		var zero T
+		c.fut.Complete(zero, err)
 		return
 	}
-	switch {
-	case err == nil:
-		safeHook(func() {
-			h.OnExecutionEmit(&x.rc, x.ks.info, v)
-			h.OnEmit(x.parent, x.ks.info, v)
-		})
-		safeHook(func() { h.OnExecutionSuccess(&x.rc, x.ks.info) })
-	case x.class == ClassSuccess:
-		safeHook(func() { h.OnExecutionSuccess(&x.rc, x.ks.info) })
-	default:
-		safeHook(func() { h.OnExecutionError(&x.rc, x.ks.info, err) })
+	if v := x.chain.run(x, pending); v != suspended {
+		c.settled(x, v)
 	}
 }
 
-// settle turns the decided race into the command's outcome; end is when run returned
-// (never: unknown).
-func (c *Command[T]) settle(end time.Duration) (T, error) {
-	x := &c.exec
-	var zero T
-	switch x.race.Load() {
-	case raceTimedOut:
-		x.addEvent(metrics.Timeout)
-		x.failedErr = ErrTimeout
-		x.ks.breaker.MarkNonSuccess()
-		return c.fallbackOr(Timeout, ErrTimeout)
-	case raceCancelled:
-		return zero, x.unsubscribed()
+// begin is execution.begin with the checks of the Command's own fields.
+func (c *Command[T]) begin(ctx context.Context, async bool) error {
+	if c.run == nil {
+		return c.badRequest(errNilRun)
 	}
-	if x.failedErr == nil || x.class == ClassSuccess {
-		x.failedErr = nil
-		x.addEvent(metrics.Success)
-		x.ks.breaker.MarkSuccess()
-		x.succeedAt(end)
-		return c.value, x.execErr
-	}
-	if x.class == ClassBadRequest {
-		x.addEvent(metrics.BadRequest)
-		x.ks.breaker.ReleaseTrial()
-		return zero, x.fail(x.execErr)
-	}
-	x.addEvent(metrics.Failure)
-	x.ks.breaker.MarkNonSuccess()
-	return c.fallbackOr(CommandException, x.failedErr)
+	return c.execution.begin(ctx, async)
 }
 
-// fallbackOr runs the fallback for a failure of type ft caused by cause (REFERENCE §1.9).
-func (c *Command[T]) fallbackOr(ft FailureType, cause error) (T, error) {
-	x := &c.exec
+// outcome returns what the caller gets for the final verdict v.
+func (c *Command[T]) outcome(v verdict) (T, error) {
+	if v.gaveValue() {
+		return c.value, c.err // a business error classified as success comes with its value
+	}
 	var zero T
-	if err := x.fallbackGate(ft, cause, c.fallback != nil); err != nil {
-		return zero, err
-	}
-	h := x.hook
-	if h != nil {
-		safeHook(func() { h.OnFallbackStart(x.parent, x.ks.info) })
-	}
-	v, err := c.callFallback(cause)
-	x.ks.fallbackSem.Release()
-	if err != nil {
-		x.addEvent(metrics.FallbackFailure)
-		if h != nil {
-			safeHook(func() { h.OnFallbackError(x.parent, x.ks.info, err) })
+	return zero, c.err
+}
+
+// sendOutcome calls f with the subscription's context and sends its value or error.
+func sendOutcome[T any](ctx context.Context, next chan<- rxgo.Item, f func(context.Context) (T, error)) {
+	item(f(ctx)).SendContext(ctx, next)
+}
+
+// The body of the chain (execution.go).
+
+func (c *Command[T]) call(x *execution) (err error) {
+	c.out, err = c.run(x.runCtx())
+	return err
+}
+
+func (c *Command[T]) won() { c.value = c.out }
+
+func (c *Command[T]) emitted(x *execution) {
+	h, v := x.hook, any(c.value)
+	x.ks.rt.safeHook(func() {
+		h.OnExecutionEmit(x.runCtx(), x.ks.info, v)
+		h.OnEmit(x.runCtx(), x.ks.info, v)
+	})
+}
+
+func (c *Command[T]) hasFallback() bool { return c.fallback != nil }
+
+func (c *Command[T]) callFallback(x *execution, cause error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanicError(p)
 		}
-		return zero, x.fail(&Error{Type: ft, CommandKey: x.ks.info.CommandKey, Cause: cause, FallbackErr: err})
+	}()
+	v, err := c.fallback(x.parent, cause)
+	if err != nil {
+		return err
 	}
-	x.addEvent(metrics.FallbackSuccess)
-	if h != nil {
-		safeHook(func() {
+	c.value = v
+	if h := x.hook; h != nil {
+		x.ks.rt.safeHook(func() {
 			h.OnFallbackEmit(x.parent, x.ks.info, v)
 			h.OnEmit(x.parent, x.ks.info, v)
 		})
-		safeHook(func() { h.OnFallbackSuccess(x.parent, x.ks.info) })
 	}
-	x.succeed()
-	return v, nil
+	return nil
 }
 
-// callFallback calls the fallback with the caller's context; a panic is a fallback error.
-func (c *Command[T]) callFallback(cause error) (v T, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = newPanicError(r)
-		}
-	}()
-	return c.fallback(c.parent, cause)
+func (c *Command[T]) settled(_ *execution, v verdict) { c.fut.Complete(c.outcome(v)) }
+
+func (c *Command[T]) done() <-chan struct{} { return c.fut.Done() }
+
+func (c *Command[T]) replays(other body) bool {
+	_, ok := other.(*Command[T])
+	return ok
 }
+
+func (c *Command[T]) replay(_ *execution, orig *execution) {
+	c.value = orig.body.(*Command[T]).value
+}
+
+func (c *Command[T]) streams() bool { return false }

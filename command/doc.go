@@ -5,73 +5,105 @@
 // Main types:
 //
 //   - Command[T]: run produces one value; an optional fallback recovers failures.
-//     Execute blocks, Queue returns an observable.Future, Observe returns a hot replaying
-//     rxgo.Observable and ToObservable a cold one. Commands are single use.
-//   - Stream: construct produces an rxgo.Observable of many values (EMIT per value).
+//     Execute blocks, Queue returns a Future, Observe a hot replaying rxgo.Observable,
+//     ToObservable a cold one, Values an iter.Seq2. Commands are single use.
+//   - Stream[T]: construct produces an rxgo.Observable of many values (EMIT per value);
+//     ToObservable, Observe and Values consume it.
+//   - Define / Kind[T] and DefineStream / StreamKind[T]: a command key checked once, where
+//     it is defined; New on the Kind makes its commands. command.New and NewStream define
+//     a key on its first use instead (an invalid one then fails each execution).
 //   - Setter: command, group and thread-pool keys, properties set in code, classifier.
-//   - Runtime: the registries (config, metrics, breakers, pools, hooks, clock) and the
-//     per-key state; Default for the process, NewRuntime for isolated tests.
+//   - Runtime: the registries (config, metrics, breakers, pools, hooks, clock, logger)
+//     and the per-key state; Default for the process, NewRuntime for isolated tests.
 //   - Error: the runtime error (failure type, command key, cause, fallback error), with
 //     a sentinel per failure type (errors.Is(err, ErrTimeout)); BadRequest wraps errors
 //     that are the caller's fault; a panic becomes a *PanicError with its stack.
 //   - Classifier: decides per error whether it is a failure, a bad request or a business
 //     outcome that counts as success (so it never trips the breaker).
 //
-// One execution chain, several front doors. The chain is plain Go (a state machine in
-// exec and Command), run inline on the caller for SEMAPHORE isolation (zero goroutines,
-// no rxgo operator on the path), handed to the pool for THREAD isolation; the observable
-// front doors wrap the same chain in observable.Defer, Cache and ToFuture:
+// # The chain
 //
-//	Execute ─────────────┐
-//	ToObservable = Defer ┤
-//	Observe = Cache+sub  ┼─> single use ─> request log ─> request cache (GetOrStart)
-//	Queue = ToFuture     ┘        │
-//	                              v
-//	  onStart ─> breaker.AttemptExecution ──refused──> SHORT_CIRCUITED ─┐
-//	     │                                                              │
-//	  SEMAPHORE: execSem.TryAcquire ──full──> SEMAPHORE_REJECTED ───────┤
-//	  THREAD:    pool.Submit        ──full──> THREAD_POOL_REJECTED ─────┤
-//	     │                                                              │
-//	  run(ctx) racing the timeout (CAS) ──timer won──> TIMEOUT ─────────┤
-//	     │                                                              │
-//	  classify: nil ─> SUCCESS                                          │
-//	            bad request ─> BAD_REQUEST (error as is, no fallback)   │
-//	            failure ─> FAILURE ─────────────────────────────────────┤
-//	                                                                    v
-//	  fallback: disabled | FALLBACK_MISSING | FALLBACK_REJECTION | FALLBACK_SUCCESS |
-//	            FALLBACK_FAILURE
-//	     │
-//	  terminate (exactly once): release semaphores and timer, metrics MarkComplete,
-//	  breaker verdict, onSuccess / onError, or CANCELLED + onUnsubscribe
+// Every command key has its chain assembled once, as a list of named stages (stage_*.go),
+// one list per isolation strategy; an execution is driven through it by chain.run. Each
+// stage has an enter half, run on the way in, and an exit half, run on the way out with
+// the verdict of the stages inside it; a stage that decides (a short circuit, a full
+// semaphore, the run itself) returns its verdict from enter and the stages inside it are
+// skipped:
 //
-// Timeouts: the context given to run is the command's own (no allocation); it carries
-// the caller's values and cancellation, and is cancelled at the timeout when
-// execution.isolation.thread.interruptOnTimeout is set, and (inline runs) once the
-// execution is over. The timeout clock starts when the run is isolated, so queue wait
-// counts. Under SEMAPHORE isolation the timer is armed only if run calls ctx.Done
-// (otherwise the clock decides when run returns, and ctx.Err polls it), and the caller
-// gets its outcome when run returns: TIMEOUT if the timer won. Under THREAD isolation
-// the caller gets the fallback at the timeout and the run is abandoned: its late result
-// changes nothing.
+//	front door (Execute, Queue, Observe, ToObservable, Values): single use, request log
+//	  requestCache  a hit replays the original's outcome; a miss runs the rest and is shared
+//	  terminal      exactly once: release, metrics, notifier, onSuccess/onError/onUnsubscribe
+//	  onStart       the onStart hook (a failure fails fast: no fallback, no health effect)
+//	  fallback      onErrorResumeNext: SHORT_CIRCUITED, *_REJECTED, TIMEOUT and FAILURE
+//	                resume into the fallback behind its semaphore
+//	  breakerGate   Attempt before, Report after: the only place a verdict reaches the breaker
+//	  semaphore     SEMAPHORE only: the execution semaphore, held until run returns
+//	  timeout       starts the clock (queue wait counts) and the deadline; the run and the
+//	                timer race to claim the execution, exactly one wins
+//	  threadPool    THREAD only: submits the rest of the chain to the key's goroutine pool
+//	                and suspends the chain until the run, the timer or the caller resumes it
+//	  run           onExecutionStart, run (or construct and its stream), classify
 //
-// Cost (see bench_test.go): a SEMAPHORE Execute allocates once (the Command), starts no
-// goroutine and reads the clock twice; a short-circuited or rejected one reads no clock
-// (it reports no latency, which metrics ignore for executions that never ran). Hooks
-// and the event notifier cost nothing while they are the no-op ones. The Command is not
-// recycled (no sync.Pool): nothing tells the library when the last reference is gone.
-// The caller may keep it to read the accessors, the request log keeps it, the context
-// given to run is part of it (run may hand that context to code that outlives the call,
-// and it must stay cancelled, not turn into a later execution's), and an abandoned
-// THREAD run still writes its late result into it after Execute returned.
+// Verdicts travel by value (verdict.go): a stage returns what happened, it never leaves an
+// outcome in a field for a later stage to find. Per-execution state is one struct,
+// execution, embedded in the Command (its only allocation); the stages are stateless
+// values, so assembling the chain costs nothing per call. The chain runs inline on the
+// caller's goroutine up to the run under SEMAPHORE isolation (no goroutine, no channel,
+// no rxgo operator on the path). Under THREAD isolation it suspends in threadPool; Execute
+// waits for the resumption and runs the outer exits (fallback included) on its own
+// goroutine, while Queue and Observe return at once and the exits run on the goroutine that
+// resumed the chain (the pool worker, or a fresh goroutine after a timeout or a cancel).
+// A runtime.Goexit in user code unwinds through chain.run, which still runs every exit due
+// (permits released, metrics and breaker told), so nothing leaks.
 //
-// Cancellation: when the caller's context ends before the outcome (or the subscription
-// of an observable ends, or a Future is cancelled) the command records CANCELLED, calls
-// onUnsubscribe and returns the context's error.
+// The front doors are views of one execution: Execute drives it and returns; Queue drives
+// it and returns the Command's own Future (completed before Queue returns under SEMAPHORE,
+// as in Hystrix; a rejection or short circuit without fallback is Queue's error);
+// Observe drives it with the caller's context and returns a hot observable that replays the
+// outcome (a pre-filled channel once it is known, no goroutine); ToObservable drives it when
+// subscribed, with the subscriber's context (rxgo.Defer); Values drives it when ranged.
+// Streams run under SEMAPHORE isolation only: construct's observable emits on its own
+// goroutines already, so a pool worker would only wait on channels while holding a slot
+// (defining a stream key with THREAD isolation in code is an error).
 //
-// Request cache: with a cache key, requestCache.enabled and a request context
-// (cache.NewRequestContext), duplicates share the first execution (concurrent ones wait
-// for it) and replay its value or error with its events plus RESPONSE_FROM_CACHE; only
-// onCacheHit is called and metrics see one RESPONSE_FROM_CACHE (a Stream hit replays
-// every value). Stream commands always run behind the execution semaphore on the
-// subscriber's goroutine (never on the pool).
+// # Timeouts and the run context
+//
+// The context given to run carries the caller's values and ends when the timeout fires
+// (with execution.isolation.thread.interruptOnTimeout), when the caller's context ends,
+// or when a Future is cancelled with interruptOnFutureCancel; never merely because run
+// returned, so a value tied to it (an HTTP response body) stays usable after Execute. It is
+// part of the Command (no allocation); its Done channel is made only when asked for. A
+// stream's construct context ends with its subscription (completion, error, timeout,
+// unsubscribe).
+//
+// Deadlines are kept per command key in one ordered queue with one clock timer
+// (deadlines.go), not one timer per execution. Under SEMAPHORE isolation an execution
+// joins the queue only if run asks for ctx.Done (otherwise the clock decides when run
+// returns, and ctx.Err polls it); the caller gets its outcome when run returns, TIMEOUT if
+// the timer won. Under THREAD isolation every execution joins it, and the caller gets the
+// fallback at the timeout while the late run is abandoned: its result changes nothing, but
+// it stays bounded by the timeout (a cancelled Future does not take the timeout away).
+//
+// # Cancellation
+//
+// When the caller's context ends before the outcome (or a subscription ends, or a Future is
+// cancelled) the command records CANCELLED, calls onUnsubscribe and returns the context's
+// error; IsExecutionComplete stays false, as in Hystrix.
+//
+// # Request cache
+//
+// With a cache key, requestCache.enabled and a request context (cache.NewRequestContext),
+// the first command of a (key, cache key) pair in the request runs and the others, queued
+// or concurrent, replay its value or error with its events plus RESPONSE_FROM_CACHE; only
+// onCacheHit is called and metrics see one RESPONSE_FROM_CACHE. The slot is taken by the
+// front door before it returns, so of queued duplicates the first queued runs.
+//
+// # Cost
+//
+// See bench_test.go: a SEMAPHORE Execute allocates once (the Command), starts no goroutine
+// and reads the clock twice; a short-circuited or rejected one reads no clock (it reports
+// no latency, which metrics ignore for executions that never ran). Hooks and the event
+// notifier cost nothing while they are the no-op ones. The Command is not recycled: the
+// caller may keep it to read the accessors, the request log keeps it, and the run context
+// is part of it.
 package command

@@ -38,11 +38,34 @@ func ExampleCommand_Queue() {
 	defer rt.Close()
 	setter := command.Setter{Runtime: rt, CommandKey: "Price"}
 
-	future := command.New(setter, func(ctx context.Context) (int, error) { return 42, nil }).
-		Queue(context.Background())
+	future, err := command.New(setter, func(ctx context.Context) (int, error) { return 42, nil }).
+		Queue(context.Background()) // err: a short circuit or rejection without fallback
+	if err != nil {
+		fmt.Println("refused:", err)
+		return
+	}
 	price, err := future.Get(context.Background())
 	fmt.Println(price, err)
 	// Output: 42 <nil>
+}
+
+func ExampleDefine() {
+	rt := command.NewRuntime()
+	defer rt.Close()
+	_, err := command.Define[int](command.Setter{Runtime: rt, CommandKey: "Price",
+		Properties: config.Overrides{"execution.isolation.thread.timeoutInMiliseconds": "300"}})
+	fmt.Println(err != nil) // the misspelt property is reported where the key is defined
+
+	price, err := command.Define[int](command.Setter{Runtime: rt, CommandKey: "Price",
+		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300"}})
+	if err != nil {
+		panic(err)
+	}
+	v, err := price.New(func(ctx context.Context) (int, error) { return 42, nil }).Execute(context.Background())
+	fmt.Println(v, err)
+	// Output:
+	// true
+	// 42 <nil>
 }
 
 func ExampleCommand_Observe() {
@@ -69,13 +92,17 @@ func ExampleStream() {
 	defer rt.Close()
 	setter := command.Setter{Runtime: rt, CommandKey: "Tail"}
 
-	st := command.NewStream(setter, func(ctx context.Context) rxgo.Observable {
+	st := command.NewStream[string](setter, func(ctx context.Context) rxgo.Observable {
 		return rxgo.Just("line 1", "line 2", errors.New("disk gone"))()
 	}).WithFallback(func(ctx context.Context, err error) rxgo.Observable {
 		return rxgo.Just("(truncated)")()
 	})
-	for it := range st.ToObservable().Observe() {
-		fmt.Println(it.V)
+	for line, err := range st.Values(context.Background()) {
+		if err != nil {
+			fmt.Println("failed:", err)
+			break
+		}
+		fmt.Println(line)
 	}
 	fmt.Println(st.ExecutionEvents())
 	// Output:

@@ -84,13 +84,16 @@ func TestObserveReplaysErrors(t *testing.T) {
 
 func TestQueue(t *testing.T) {
 	e := newEnv(t)
-	f := New(e.setter("Q"), value("v")).Queue(context.Background())
+	f, err := New(e.setter("Q"), value("v")).Queue(context.Background())
+	require.NoError(t, err)
+	assert.True(t, f.Ready(), "under SEMAPHORE isolation Queue runs the command before it returns")
 	got, err := f.Get(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "v", got)
 	<-f.Done()
 
-	f = New(e.setter("Q"), failing(errBoom)).WithFallback(fallbackValue("fb")).Queue(context.Background())
+	f, err = New(e.setter("Q"), failing(errBoom)).WithFallback(fallbackValue("fb")).Queue(context.Background())
+	require.NoError(t, err)
 	got, err = f.Get(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "fb", got)
@@ -130,7 +133,7 @@ func TestCancelSubscription(t *testing.T) {
 	cancel()
 	for range ch {
 	}
-	waitComplete(t, cmd.IsExecutionComplete)
+	waitComplete(t, cmd.IsCancelled)
 	assert.Equal(t, ev(metrics.Cancelled), cmd.ExecutionEvents())
 	assert.Equal(t, []string{"OnStart", "OnExecutionStart", "OnUnsubscribe"}, e.rec.Names())
 	e.assertIdle("C")
@@ -140,13 +143,15 @@ func TestFutureCancel(t *testing.T) {
 	t.Run("interruptOnFutureCancel", func(t *testing.T) {
 		e := newEnv(t)
 		started := make(chan struct{})
-		cmd := New(e.setter("C", "execution.isolation.thread.interruptOnFutureCancel", "true"), blockUntilDone(started))
-		f := cmd.Queue(context.Background())
+		cmd := New(e.threadSetter("C", nil, "execution.isolation.thread.interruptOnFutureCancel", "true"),
+			blockUntilDone(started))
+		f, err := cmd.Queue(context.Background())
+		require.NoError(t, err)
 		<-started
 		f.Cancel()
-		_, err := f.Get(context.Background())
+		_, err = f.Get(context.Background())
 		assert.ErrorIs(t, err, context.Canceled)
-		waitComplete(t, cmd.IsExecutionComplete)
+		e.waitPoolIdle("C")
 		assert.Equal(t, ev(metrics.Cancelled), cmd.ExecutionEvents())
 		e.assertIdle("C")
 	})
@@ -154,7 +159,7 @@ func TestFutureCancel(t *testing.T) {
 		e := newEnv(t)
 		started, release := make(chan struct{}), make(chan struct{})
 		var interrupted atomic.Bool
-		cmd := New(e.setter("C"), func(ctx context.Context) (string, error) {
+		cmd := New(e.threadSetter("C", nil), func(ctx context.Context) (string, error) {
 			close(started)
 			select {
 			case <-release:
@@ -163,13 +168,14 @@ func TestFutureCancel(t *testing.T) {
 			}
 			return "v", nil
 		})
-		f := cmd.Queue(context.Background())
+		f, err := cmd.Queue(context.Background())
+		require.NoError(t, err)
 		<-started
 		f.Cancel()
-		_, err := f.Get(context.Background())
+		_, err = f.Get(context.Background())
 		assert.ErrorIs(t, err, context.Canceled)
 		close(release)
-		waitComplete(t, cmd.IsExecutionComplete)
+		e.waitPoolIdle("C")
 		assert.False(t, interrupted.Load(), "the run's context is not cancelled")
 		assert.Equal(t, ev(metrics.Cancelled), cmd.ExecutionEvents())
 		e.assertIdle("C")
@@ -180,11 +186,12 @@ func TestObserveCancelledWhenItsContextEndsUnobserved(t *testing.T) {
 	e := newEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
-	cmd := New(e.setter("C"), blockUntilDone(started))
+	cmd := New(e.threadSetter("C", nil), blockUntilDone(started))
 	cmd.Observe(ctx)
 	<-started
 	cancel()
-	waitComplete(t, cmd.IsExecutionComplete)
+	waitComplete(t, cmd.IsCancelled)
+	e.waitPoolIdle("C")
 	assert.Equal(t, ev(metrics.Cancelled), cmd.ExecutionEvents())
 	e.assertIdle("C")
 }

@@ -72,6 +72,15 @@ func (e *env) assertIdle(key string) {
 	}
 }
 
+// assertNoDeadlines checks that no execution of key waits in its deadline queue.
+func (e *env) assertNoDeadlines(key string) {
+	e.t.Helper()
+	d := &e.key(key).deadlines
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	assert.Nil(e.t, d.head, "deadline queue of %s", key)
+}
+
 func ev(es ...metrics.EventType) []metrics.EventType { return es }
 
 func value(v string) func(context.Context) (string, error) {

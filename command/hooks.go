@@ -1,41 +1,23 @@
 package command
 
-import (
-	"log/slog"
-
-	"github.com/rxhystrix/rxhystrix/hooks"
-)
-
-// safeHook calls a hook method, recovering and logging a panic: a faulty plugin must not
-// change the outcome of the command (except OnStart and the execution-start hooks, which
-// go through hookErr).
-func safeHook(f func()) {
+// safeHook calls a plugin method that cannot fail the command, recovering and logging a
+// panic: a faulty plugin must not change the outcome (onStart and the execution-start
+// hooks go through hookErr instead).
+func (r *Runtime) safeHook(f func()) {
 	defer func() {
-		if r := recover(); r != nil {
-			slog.Error("command: execution hook panicked", "panic", r)
+		if p := recover(); p != nil {
+			r.logger.Error("command: execution hook or event notifier panicked", "panic", p)
 		}
 	}()
 	f()
 }
 
-// hookErr calls a hook method that may fail the command; a panic becomes a *PanicError.
-func hookErr(f func() error) (err error) {
+// hookErr calls a plugin method that may fail the command; a panic becomes a *PanicError.
+func (r *Runtime) hookErr(f func() error) (err error) {
 	defer func() {
-		if r := recover(); r != nil {
-			err = newPanicError(r)
+		if p := recover(); p != nil {
+			err = newPanicError(p)
 		}
 	}()
 	return f()
-}
-
-// startHook calls OnStart with the caller's context; the context it returns becomes the
-// execution's parent context (run, fallback and the later hooks see its values).
-func (x *exec) startHook(h hooks.ExecutionHook) error {
-	return hookErr(func() error {
-		ctx, err := h.OnStart(x.parent, x.ks.info)
-		if err == nil && ctx != nil {
-			x.parent = ctx
-		}
-		return err
-	})
 }

@@ -71,8 +71,8 @@ func TestFailingOnStartFailsFast(t *testing.T) {
 			assert.ErrorIs(t, err, errHook)
 		}
 		assert.False(t, ran)
-		assert.Empty(t, cmd.ExecutionEvents(), "no fallback, no health effect")
-		assert.Equal(t, []string{"OnStart"}, e.rec.Names())
+		assert.Equal(t, ev(metrics.BadRequest), cmd.ExecutionEvents(), "no fallback, no health effect, but counted")
+		assert.Equal(t, []string{"OnStart", "OnError"}, e.rec.Names(), "every OnStart gets its ending call")
 		e.assertIdle("H")
 	}
 }

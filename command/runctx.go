@@ -3,45 +3,115 @@ package command
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
-	"unsafe"
-
-	"github.com/rxhystrix/rxhystrix/clock"
 )
 
-// runCtx is the context.Context given to run and construct: the caller's values and
-// cancellation plus the execution timeout. It lives inside the command, so passing it
-// allocates nothing, and its done channel, timer and parent watch are made only when the
-// user code calls Done: a run that never looks at its context costs no timer at all (the
-// timeout is then decided by the clock when run returns).
-type runCtx struct {
-	lazy      bool  // Done arms the timeout timer (inline execution)
-	interrupt bool  // the timeout cancels this context (interruptOnTimeout)
-	err       uint8 // why the context is done (errNone, errCanceled, errDeadline); under mu
-
-	ended atomic.Bool // release was called
-	mu    sync.Mutex
-	lz    atomic.Pointer[ctxLazy] // written under mu
+// runState is the state behind the context an execution gives to run (runCtx). It is a
+// field of the execution, so handing the context out allocates nothing; its done channel
+// and the watch on the caller's context are made only when the user code asks for Done.
+type runState struct {
+	mu        sync.Mutex
+	done      chan struct{} // made by Done
+	err       uint8         // why the context ended (errNone, errCanceled, errDeadline)
+	interrupt bool          // the timeout ends this context (interruptOnTimeout; always for streams)
+	lazy      bool          // the deadline joins the key's queue only when Done is asked for
+	dl        deadline      // this execution's place in the key's deadline queue
 }
 
-// Reasons a run context is done: context.Context.Err only ever returns
-// context.Canceled or context.DeadlineExceeded, so a byte is enough.
+// Reasons a run context ended: context.Context.Err only ever returns context.Canceled or
+// context.DeadlineExceeded, so a byte is enough.
 const (
 	errNone uint8 = iota
 	errCanceled
 	errDeadline
 )
 
-func errCode(err error) uint8 {
-	if err == context.DeadlineExceeded {
-		return errDeadline
+// runCtx is the context.Context given to run and construct: the execution itself, seen
+// through a defined type that carries the context methods.
+type runCtx execution
+
+var _ context.Context = (*runCtx)(nil)
+
+// runCtx returns the execution's run context.
+func (x *execution) runCtx() context.Context { return (*runCtx)(x) }
+
+func (c *runCtx) x() *execution { return (*execution)(c) }
+
+// racing reports whether the timeout still applies: the run has not lost or won yet.
+func (x *execution) racing() bool { return x.phase.Load() == phaseRunning }
+
+// deadlineAt returns the execution timeout's deadline as an offset from the runtime's
+// base, if it can still end the run context.
+func (x *execution) deadlineAt() (time.Duration, bool) {
+	if !x.rc.interrupt || x.timeout <= 0 || !x.racing() {
+		return 0, false
 	}
-	return errCanceled
+	return x.start + x.timeout, true
 }
 
-func (c *runCtx) errValue() error {
-	switch c.err {
+// Deadline returns the earlier of the caller's deadline and the execution timeout's
+// (while the timeout can still end the context).
+func (c *runCtx) Deadline() (time.Time, bool) {
+	x := c.x()
+	pd, pok := x.parent.Deadline()
+	d, ok := x.deadlineAt()
+	if !ok {
+		return pd, pok
+	}
+	if t := x.ks.rt.base.Add(d); !pok || t.Before(pd) {
+		return t, true
+	}
+	return pd, true
+}
+
+// Done returns a channel closed when the context ends: at the timeout (with
+// interruptOnTimeout), when the caller's context ends, or when the command is cancelled
+// with interruption; never merely because run returned.
+func (c *runCtx) Done() <-chan struct{} {
+	x := c.x()
+	x.rc.mu.Lock()
+	defer x.rc.mu.Unlock()
+	if x.rc.done != nil {
+		return x.rc.done
+	}
+	if x.rc.err != errNone {
+		x.rc.done = closedChan
+		return x.rc.done
+	}
+	x.rc.done = make(chan struct{})
+	if err := x.parent.Err(); err != nil {
+		x.rcCancelLocked(err)
+		return x.rc.done
+	}
+	if x.rc.lazy {
+		if d, ok := x.deadlineAt(); ok {
+			if x.now() >= d {
+				x.expireLocked()
+				return x.rc.done
+			}
+			x.ks.deadlines.add(x, d)
+		}
+	}
+	if x.parent.Done() != nil {
+		context.AfterFunc(x.parent, x.onParentDone)
+	}
+	return x.rc.done
+}
+
+// Err returns nil until the context ends, then context.Canceled or, for the execution
+// timeout, context.DeadlineExceeded.
+func (c *runCtx) Err() error {
+	x := c.x()
+	x.rc.mu.Lock()
+	defer x.rc.mu.Unlock()
+	if x.rc.err == errNone {
+		if err := x.parent.Err(); err != nil {
+			x.rcCancelLocked(err)
+		} else if d, ok := x.deadlineAt(); ok && x.rc.lazy && x.now() >= d {
+			x.expireLocked()
+		}
+	}
+	switch x.rc.err {
 	case errCanceled:
 		return context.Canceled
 	case errDeadline:
@@ -50,139 +120,32 @@ func (c *runCtx) errValue() error {
 	return nil
 }
 
-// x returns the execution the context belongs to: runCtx is exec's first field.
-func (c *runCtx) x() *exec { return (*exec)(unsafe.Pointer(c)) }
-
-// ctxLazy is the part of a run context made on demand.
-type ctxLazy struct {
-	done       chan struct{}
-	timer      clock.Timer
-	stopParent func() bool
-}
-
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-// deadline returns the execution timeout's deadline, if it cancels this context.
-func (c *runCtx) deadline() (time.Time, bool) {
-	if !c.interrupt || c.x().timeout <= 0 {
-		return time.Time{}, false
-	}
-	x := c.x()
-	return x.startTime().Add(x.timeout), true
-}
-
-// Deadline returns the earlier of the parent's deadline and the execution timeout's.
-func (c *runCtx) Deadline() (time.Time, bool) {
-	pd, pok := c.x().parent.Deadline()
-	d, ok := c.deadline()
-	if !ok || (pok && pd.Before(d)) {
-		return pd, pok
-	}
-	return d, true
-}
-
-// Done returns a channel closed on timeout (with interruptOnTimeout), on cancellation by
-// the caller, or when the command is cancelled.
-func (c *runCtx) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	lz := c.lz.Load()
-	if lz == nil {
-		lz = &ctxLazy{}
-		c.lz.Store(lz) // before reading ended: see release
-	}
-	if lz.done != nil {
-		return lz.done
-	}
-	if c.lazy && c.ended.Load() {
-		c.cancelLocked(context.Canceled)
-	}
-	if c.err != errNone {
-		lz.done = closedChan
-		return lz.done
-	}
-	lz.done = make(chan struct{})
-	if c.ended.Load() {
-		return lz.done // an abandoned run: nothing left to arm
-	}
-	if d, ok := c.deadline(); ok && c.lazy {
-		clk := c.x().ks.rt.clk
-		if wait := d.Sub(clk.Now()); wait > 0 {
-			lz.timer = clk.AfterFunc(wait, c.x().onTimer)
-		} else if c.x().timeOut() {
-			c.cancelLocked(context.DeadlineExceeded)
-			return lz.done
-		}
-	}
-	if c.x().parent.Done() != nil {
-		lz.stopParent = context.AfterFunc(c.x().parent, c.onParentDone)
-	}
-	return lz.done
-}
-
-// Err returns nil until the context is done, then the reason: the parent's error or
-// context.DeadlineExceeded for the execution timeout.
-func (c *runCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err == errNone {
-		if c.lazy && c.ended.Load() {
-			c.cancelLocked(context.Canceled)
-		} else if err := c.x().parent.Err(); err != nil {
-			c.cancelLocked(err)
-		} else if d, ok := c.deadline(); ok && c.lazy && !c.x().ks.rt.clk.Now().Before(d) && c.x().timeOut() {
-			c.cancelLocked(context.DeadlineExceeded)
-		}
-	}
-	return c.errValue()
-}
-
-// Value returns the parent's value for key (request context, tracing, ...).
+// Value returns the caller's value for key (request context, tracing, ...).
 func (c *runCtx) Value(key any) any { return c.x().parent.Value(key) }
-
-func (c *runCtx) onParentDone() { c.cancel(c.x().parent.Err()) }
-
-// cancel ends the context with err (first reason wins).
-func (c *runCtx) cancel(err error) {
-	c.mu.Lock()
-	c.cancelLocked(err)
-	c.mu.Unlock()
-}
-
-func (c *runCtx) cancelLocked(err error) {
-	if c.err != errNone {
-		return
-	}
-	c.err = errCode(err)
-	if lz := c.lz.Load(); lz != nil && lz.done != nil && lz.done != closedChan {
-		close(lz.done)
-	}
-}
-
-// release stops the timer and the parent watch; call it once the execution is over. An
-// inline run has returned, so its context is then cancelled (as an HTTP request's is
-// when its handler returns); an abandoned pool run keeps its context.
-func (c *runCtx) release() {
-	c.ended.Store(true) // before loading lz: a concurrent Done either sees ended or is seen
-	if c.lz.Load() == nil {
-		return
-	}
-	c.mu.Lock()
-	if c.lazy {
-		c.cancelLocked(context.Canceled)
-	}
-	if lz := c.lz.Load(); lz != nil {
-		if lz.timer != nil {
-			lz.timer.Stop()
-			lz.timer = nil
-		}
-		if lz.stopParent != nil {
-			lz.stopParent()
-			lz.stopParent = nil
-		}
-	}
-	c.mu.Unlock()
-}
 
 // String names the context for debugging.
 func (c *runCtx) String() string { return "command.runContext" }
+
+func (x *execution) onParentDone() { x.rcCancel(x.parent.Err()) }
+
+// rcCancel ends the run context with err (the first reason wins).
+func (x *execution) rcCancel(err error) {
+	x.rc.mu.Lock()
+	x.rcCancelLocked(err)
+	x.rc.mu.Unlock()
+}
+
+func (x *execution) rcCancelLocked(err error) {
+	if x.rc.err != errNone {
+		return
+	}
+	x.rc.err = errCanceled
+	if err == context.DeadlineExceeded {
+		x.rc.err = errDeadline
+	}
+	if x.rc.done != nil && x.rc.done != closedChan {
+		close(x.rc.done)
+	}
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()

@@ -1,6 +1,9 @@
 package command
 
 import (
+	"log/slog"
+	"maps"
+	"reflect"
 	"sync"
 	"time"
 
@@ -24,6 +27,7 @@ type Runtime struct {
 	breakers *breaker.Registry
 	pools    *isolation.PoolRegistry
 	hooks    *hooks.Registry
+	logger   *slog.Logger
 	mopts    []metrics.Option
 	closers  []func()
 
@@ -43,6 +47,10 @@ func WithConfig(s *config.Store) Option { return func(r *Runtime) { r.config = s
 // WithHooks sets the hook registry (default: a fresh hooks.NewRegistry()).
 func WithHooks(h *hooks.Registry) Option { return func(r *Runtime) { r.hooks = h } }
 
+// WithLogger sets the logger for everything the runtime reports: invalid settings, panics
+// in hooks and notifiers, metrics and breaker problems (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(r *Runtime) { r.logger = l } }
+
 // WithMetricsOptions passes options to the runtime's metrics registry (resolution,
 // buffer size, idle eviction, logger).
 func WithMetricsOptions(opts ...metrics.Option) Option {
@@ -59,6 +67,9 @@ func NewRuntime(opts ...Option) *Runtime {
 	if r.clk == nil {
 		r.clk = clock.System()
 	}
+	if r.logger == nil {
+		r.logger = slog.Default()
+	}
 	r.base = r.clk.Now()
 	if r.config == nil {
 		r.config = config.NewStore()
@@ -66,7 +77,7 @@ func NewRuntime(opts ...Option) *Runtime {
 	if r.hooks == nil {
 		r.hooks = hooks.NewRegistry()
 	}
-	r.metrics = metrics.NewRegistry(r.config, r.clk, r.mopts...)
+	r.metrics = metrics.NewRegistry(r.config, r.clk, append([]metrics.Option{metrics.WithLogger(r.logger)}, r.mopts...)...)
 	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk)
 	r.pools = isolation.NewPoolRegistry(r.config, r.clk)
 	forget := r.metrics.OnCommandEvicted(r.forget)
@@ -84,6 +95,7 @@ var defaultRuntime = sync.OnceValue(func() *Runtime {
 		breakers: breaker.Default(),
 		pools:    isolation.Default(),
 		hooks:    hooks.Default(),
+		logger:   slog.Default(),
 	}
 	r.metrics.OnCommandEvicted(r.forget)
 	return r
@@ -130,13 +142,18 @@ func (r *Runtime) CommandKeys(commandKey string) (group, threadPool string) {
 	return "", ""
 }
 
-// state returns the per-key state of s.CommandKey, resolving it on first use (first
-// valid setter wins, as in Hystrix).
-func (r *Runtime) state(s *Setter) *keyState {
-	if ks := r.lookup(s.CommandKey); ks != nil {
-		return ks
+// state returns the per-key state of s.CommandKey, resolving it on first use: the first
+// Setter of a key wins, as in Hystrix, and a later one that differs is logged once.
+func (r *Runtime) state(s *Setter, stream bool) *keyState {
+	ks := r.lookup(s.CommandKey)
+	if ks == nil {
+		return r.resolve(s, stream, nil)
 	}
-	return r.resolve(s)
+	if ks.err != nil && !sameSetter(&ks.setter, s) {
+		return r.resolve(s, stream, ks) // a different Setter may repair an invalid key
+	}
+	ks.compare(s)
+	return ks
 }
 
 // lookup returns the state of key if it was resolved already.
@@ -147,17 +164,55 @@ func (r *Runtime) lookup(key string) *keyState {
 	return nil
 }
 
-func (r *Runtime) resolve(s *Setter) *keyState {
+// resolve makes the state of s.CommandKey unless another goroutine did; invalid is the
+// key's invalid state that s may replace (nil: none).
+func (r *Runtime) resolve(s *Setter, stream bool, invalid *keyState) *keyState {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if ks := r.lookup(s.CommandKey); ks != nil {
+	if ks := r.lookup(s.CommandKey); ks != nil && ks != invalid {
 		return ks
 	}
-	ks := newKeyState(r, s)
-	if ks.err == nil { // else not cached: a later Setter with valid properties may resolve the key
-		r.keys.Store(s.CommandKey, ks)
+	ks := newKeyState(r, s, stream)
+	if invalid != nil && ks.err != nil {
+		return invalid // still invalid: keep the first error, reported once
 	}
+	r.keys.Store(s.CommandKey, ks)
 	return ks
+}
+
+// compare logs, once per key, a Setter that differs from the one that decided the key.
+// Maps shared with the first Setter compare by pointer, so reusing one Setter value (or
+// Define's Kind) costs a few compares per command.
+func (ks *keyState) compare(s *Setter) {
+	first := &ks.setter
+	if ks.differs.Load() || sameSetter(first, s) {
+		return
+	}
+	if ks.differs.CompareAndSwap(false, true) {
+		ks.rt.logger.Warn("command: a later Setter differs from the first one of its key, which wins",
+			"key", s.CommandKey, "first", first.describe(), "later", s.describe())
+	}
+}
+
+func sameSetter(a, b *Setter) bool {
+	return a.GroupKey == b.GroupKey && a.ThreadPoolKey == b.ThreadPoolKey &&
+		sameOverrides(a.Properties, b.Properties) && sameOverrides(a.ThreadPoolProperties, b.ThreadPoolProperties)
+}
+
+// sameOverrides compares two property maps, the same map at the cost of a pointer compare.
+func sameOverrides(a, b config.Overrides) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() {
+		return true
+	}
+	return maps.Equal(a, b)
+}
+
+// dropInvalid forgets the state of a key whose Setter was invalid, if it is still held.
+func (r *Runtime) dropInvalid(ks *keyState) {
+	r.keys.CompareAndDelete(ks.info.CommandKey, ks)
 }
 
 // forget drops the state of a key whose metrics were evicted for idleness, and its

@@ -1,10 +1,15 @@
 package command
 
-import "github.com/rxhystrix/rxhystrix/config"
+import (
+	"fmt"
+
+	"github.com/rxhystrix/rxhystrix/config"
+)
 
 // Setter names a command and sets its properties in code (Hystrix's
 // HystrixCommand.Setter). Only the first Setter seen for a command key in a Runtime
-// decides its group, thread-pool key and properties; later ones reuse that state.
+// decides its group, thread-pool key and properties; later ones reuse that state (one
+// that differs is logged once). Define checks a Setter at once and returns its error.
 type Setter struct {
 	// Runtime holds the registries the command uses; nil means Default().
 	Runtime *Runtime
@@ -43,4 +48,10 @@ func (s *Setter) normalize() *Runtime {
 		return Default()
 	}
 	return s.Runtime
+}
+
+// describe formats the parts of s that decide a key's state, for logs.
+func (s *Setter) describe() string {
+	return fmt.Sprintf("group=%q threadPool=%q properties=%v threadPoolProperties=%v",
+		s.GroupKey, s.ThreadPoolKey, map[string]string(s.Properties), map[string]string(s.ThreadPoolProperties))
 }

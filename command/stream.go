@@ -3,12 +3,13 @@ package command
 import (
 	"context"
 	"errors"
-	"maps"
+	"fmt"
+	"iter"
+	"reflect"
+	"sync/atomic"
 
 	"github.com/reactivex/rxgo/v2"
 
-	"github.com/rxhystrix/rxhystrix/cache"
-	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -17,294 +18,242 @@ import (
 var errNilObservable = errors.New("command: construct or fallback returned a nil observable")
 
 // Stream is a command whose run produces many values (Hystrix's
-// HystrixObservableCommand): construct returns an rxgo.Observable, and so does the
-// optional fallback. Each value adds EMIT (FALLBACK_EMIT from the fallback); completion
-// adds SUCCESS (FALLBACK_SUCCESS). The default isolation is SEMAPHORE, and a stream
-// always runs on the subscriber's producer goroutine behind the execution semaphore
-// (the goroutine pool is not used). The timeout covers the whole stream. Single use,
-// like Command; WithCacheKey caches it in the request like a Command.
-type Stream struct {
-	exec
+// HystrixObservableCommand): construct returns an rxgo.Observable of T values, and so
+// does the optional fallback. Each value adds EMIT (FALLBACK_EMIT from the fallback);
+// completion adds SUCCESS (FALLBACK_SUCCESS). It runs under SEMAPHORE isolation (see the
+// package documentation) on the subscriber's goroutine; the timeout covers the whole
+// stream. Single use, like Command; WithCacheKey caches it in the request like a Command.
+type Stream[T any] struct {
+	execution
 	construct func(ctx context.Context) rxgo.Observable
 	fallback  func(ctx context.Context, err error) rxgo.Observable
-	rec       *streamFlight // records the values for the request cache
+
+	sink func(T) bool                // the subscription's; false: the subscriber left
+	rec  *observable.Replay          // the items, for Observe and request-cache hits
+	fin  observable.Future[struct{}] // completed when the stream settled
 }
 
-// NewStream returns a streaming command; construct gets the same context a Command's
-// run gets (cancelled on timeout and when the subscriber leaves).
-func NewStream(s Setter, construct func(ctx context.Context) rxgo.Observable) *Stream {
+// NewStream returns a streaming command of the key s names (see New). construct gets a
+// context like a Command's run; it ends with the subscription (completion, error,
+// timeout or unsubscribe), so sources tied to it are released.
+func NewStream[T any](s Setter, construct func(ctx context.Context) rxgo.Observable) *Stream[T] {
 	rt := s.normalize()
-	if _, set := s.Properties["execution.isolation.strategy"]; !set && rt.lookup(s.CommandKey) == nil {
-		p := maps.Clone(s.Properties)
-		if p == nil {
-			p = config.Overrides{}
-		}
-		p["execution.isolation.strategy"] = "SEMAPHORE"
-		s.Properties = p
-	}
-	st := &Stream{construct: construct}
-	st.init(rt.state(&s))
+	return newStream[T](rt.state(&s, true), construct)
+}
+
+func newStream[T any](ks *keyState, construct func(ctx context.Context) rxgo.Observable) *Stream[T] {
+	st := &Stream[T]{construct: construct}
+	st.ks, st.body = ks, st
 	return st
 }
 
 // WithFallback sets the fallback stream (Hystrix's resumeWithFallback).
-func (s *Stream) WithFallback(f func(ctx context.Context, err error) rxgo.Observable) *Stream {
+func (s *Stream[T]) WithFallback(f func(ctx context.Context, err error) rxgo.Observable) *Stream[T] {
 	s.fallback = f
 	return s
 }
 
 // WithCacheKey sets the request-cache key (see Command.WithCacheKey): duplicates in one
 // request context replay every value and the terminal of the first execution.
-func (s *Stream) WithCacheKey(key string) *Stream {
+func (s *Stream[T]) WithCacheKey(key string) *Stream[T] {
 	s.rareFields().cacheKey = key
+	s.rec = &observable.Replay{}
 	return s
 }
 
-// ToObservable returns a cold observable: subscribing executes the stream command and
-// forwards its values, then its error if it failed. Ending the subscription's context
-// cancels the execution (CANCELLED).
-func (s *Stream) ToObservable() rxgo.Observable {
-	return rxgo.Defer([]rxgo.Producer{s.produce})
+// ToObservable returns a cold observable: subscribing executes the stream command with
+// the subscription's context and forwards its values, then its error if it failed.
+// Ending the subscription's context cancels the execution (CANCELLED).
+func (s *Stream[T]) ToObservable() rxgo.Observable {
+	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
+		s.sink = func(v T) bool { return rxgo.Of(v).SendContext(ctx, next) }
+		if err := s.drive(ctx); err != nil {
+			rxgo.Error(err).SendContext(ctx, next)
+		}
+	}})
 }
 
-// Observe starts the stream command at once and returns a hot observable replaying all
-// its values and its terminal to every subscriber.
-func (s *Stream) Observe(ctx context.Context) rxgo.Observable {
-	obs := observable.Cache(s.ToObservable())
-	observable.ToFuture[any](ctx, obs) // subscribes now: the execution starts
-	return obs
+// Observe starts the stream command at once, with the caller's context, and returns a hot
+// observable replaying all its values and its terminal to every subscriber. The command is
+// cancelled when ctx ends, not when subscribers leave.
+func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
+	rec := s.rec
+	if rec == nil {
+		rec = &observable.Replay{}
+		s.rec = rec
+	}
+	s.sink = func(T) bool { return true } // emit records the values in rec
+	if err := s.begin(ctx); err != nil {
+		rec.Add(rxgo.Error(err))
+		return rec.Observable()
+	}
+	go func() {
+		if err := s.run(); err != nil {
+			rec.Add(rxgo.Error(err))
+		}
+		rec.Finish()
+	}()
+	return rec.Observable()
 }
 
-// produce is the whole stream execution on the subscription's producer goroutine.
-func (s *Stream) produce(ctx context.Context, next chan<- rxgo.Item) {
-	x := &s.exec
-	err := x.begin(ctx)
-	if err == nil {
-		var rc *cache.RequestContext
-		if rc, err = x.requestCache(ctx); err == nil {
-			if rc != nil {
-				err = s.cached(ctx, next, rc)
-			} else {
-				x.open(ctx, nil)
-				err = s.chain(next)
-			}
+// Values returns the stream as a sequence of (value, nil) pairs, then (zero, err) if it
+// failed; ranging over it executes the command with ctx on the ranging goroutine, and
+// breaking out of the loop cancels it.
+func (s *Stream[T]) Values(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		more := true
+		s.sink = func(v T) bool {
+			more = more && yield(v, nil)
+			return more
+		}
+		if err := s.drive(ctx); err != nil && more {
+			var zero T
+			yield(zero, err)
 		}
 	}
+}
+
+// drive executes the stream on the current goroutine; it returns the error to end the
+// subscription with (nil for a success, a fallback's success, or a subscriber that left).
+func (s *Stream[T]) drive(ctx context.Context) error {
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	return s.run()
+}
+
+// begin is execution.begin with the checks of the Stream's own fields.
+func (s *Stream[T]) begin(ctx context.Context) error {
+	if s.construct == nil {
+		return s.badRequest(errNilRun)
+	}
+	return s.execution.begin(ctx, false)
+}
+
+// run runs the chain (the caller is the only waiter: it never suspends asynchronously).
+func (s *Stream[T]) run() error {
+	x := &s.execution
+	if x.chain.run(x, pending) == suspended {
+		x.await()
+	}
+	return s.err // nil, a business error classified as success, or the failure
+}
+
+// The body of the chain (execution.go).
+
+func (s *Stream[T]) call(x *execution) error {
+	defer x.rcCancel(context.Canceled) // construct's context ends with the subscription
+	ctx := x.runCtx()
+	return s.forward(x, func() rxgo.Observable { return s.construct(ctx) }, ctx, metrics.Emit, &x.emits)
+}
+
+func (s *Stream[T]) callFallback(x *execution, cause error) error {
+	return s.forward(x, func() rxgo.Observable { return s.fallback(x.parent, cause) }, x.parent,
+		metrics.FallbackEmit, &x.fbEmits)
+}
+
+// forward subscribes to the observable make returns and hands its values to the sink
+// until it terminates, ctx ends, or the subscriber leaves; it returns the stream's error.
+// Each value counts as an event of type e (n holds the count) and goes to the emit hooks.
+func (s *Stream[T]) forward(x *execution, open func() rxgo.Observable, ctx context.Context,
+	e metrics.EventType, n *atomic.Int32) error {
+	src, err := construct(open)
 	if err != nil {
-		rxgo.Error(err).SendContext(ctx, next)
+		return err
 	}
-}
-
-// send forwards one value to the subscriber, recording it for the request cache.
-func (s *Stream) send(it rxgo.Item, next chan<- rxgo.Item) bool {
-	if s.rec != nil {
-		s.rec.items = append(s.rec.items, it)
-	}
-	return it.SendContext(s.parent, next)
-}
-
-// chain runs the stream's execution chain; a non-nil error is the terminal error item.
-func (s *Stream) chain(next chan<- rxgo.Item) error {
-	x := &s.exec
-	if h := x.hook; h != nil {
-		if err := x.startHook(h); err != nil {
-			return x.failFast(err)
-		}
-	}
-	if !x.ks.breaker.AttemptExecution() {
-		x.addEvent(metrics.ShortCircuited)
-		x.failedErr = ErrShortCircuited
-		return s.fallbackOr(next, ShortCircuit, ErrShortCircuited)
-	}
-	if !x.ks.execSem.TryAcquire() {
-		x.addEvent(metrics.SemaphoreRejected)
-		x.failedErr = ErrSemaphoreRejected
-		return s.fallbackOr(next, RejectedSemaphoreExecution, ErrSemaphoreRejected)
-	}
-	x.semHeld = true
-	x.pw = &poolWait{wake: make(chan struct{})}
-	x.prepareRun(false)
-	x.markStarted()
-	runErr := s.run(next)
-	x.execLatency = x.now() - x.start
-	switch x.race.Load() {
-	case raceTimedOut:
-		x.addEvent(metrics.Timeout)
-		x.failedErr = ErrTimeout
-		x.ks.breaker.MarkNonSuccess()
-		return s.fallbackOr(next, Timeout, ErrTimeout)
-	case raceCancelled:
-		x.unsubscribed()
-		return nil
-	}
-	if runErr == nil {
-		x.addEvent(metrics.Success)
-		x.ks.breaker.MarkSuccess()
-		x.succeed()
-		return nil
-	}
-	class, callerErr := classify(x.ks.classify, runErr)
-	switch class {
-	case ClassSuccess:
-		x.addEvent(metrics.Success)
-		x.ks.breaker.MarkSuccess()
-		x.execErr = callerErr
-		x.succeed()
-		return callerErr
-	case ClassBadRequest:
-		x.addEvent(metrics.BadRequest)
-		x.failedErr = runErr
-		x.ks.breaker.ReleaseTrial()
-		return x.fail(callerErr)
-	}
-	x.addEvent(metrics.Failure)
-	x.failedErr = runErr
-	x.ks.breaker.MarkNonSuccess()
-	return s.fallbackOr(next, CommandException, runErr)
-}
-
-// run forwards construct's values until it terminates, the timeout fires or the
-// subscriber leaves; it returns the run's error and leaves the race decided.
-func (s *Stream) run(next chan<- rxgo.Item) error {
-	x := &s.exec
-	h := x.hook
-	if h != nil {
-		if err := hookErr(func() error { return h.OnExecutionStart(&x.rc, x.ks.info) }); err != nil {
-			return s.ranTo(err)
-		}
-	}
-	src, err := callConstruct(func() rxgo.Observable { return s.construct(&x.rc) })
-	if err != nil {
-		return s.ranTo(err)
-	}
-	sub, cancel := context.WithCancel(&x.rc)
+	sub, cancel := context.WithCancel(ctx)
 	defer cancel()
 	items := src.Observe(rxgo.WithContext(sub))
 	for {
+		var it rxgo.Item
+		var ok bool
 		select {
-		case it, ok := <-items:
-			switch {
-			case !ok:
-				return s.ranTo(nil)
-			case it.Error():
-				return s.ranTo(it.E)
-			}
-			if x.race.Load() != raceRunning {
-				return nil
-			}
-			x.emits.Add(1)
-			x.addEvent(metrics.Emit)
-			if h != nil {
-				safeHook(func() {
-					h.OnExecutionEmit(&x.rc, x.ks.info, it.V)
-					h.OnEmit(x.parent, x.ks.info, it.V)
-				})
-			}
-			if !s.send(it, next) {
-				x.race.CompareAndSwap(raceRunning, raceCancelled)
-				return nil
-			}
-		case <-x.pw.wake:
+		case it, ok = <-items:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		switch {
+		case !ok:
 			return nil
-		case <-x.parent.Done():
-			x.race.CompareAndSwap(raceRunning, raceCancelled)
-			return nil
-		}
-	}
-}
-
-// ranTo ends the run with err (nil: completed) if it still runs, calling the execution hooks.
-func (s *Stream) ranTo(err error) error {
-	x := &s.exec
-	if x.cancelled() {
-		// The subscriber left; its cancellation may have ended construct's observable.
-		x.race.CompareAndSwap(raceRunning, raceCancelled)
-		return nil
-	}
-	if !x.race.CompareAndSwap(raceRunning, raceCompleted) {
-		return nil
-	}
-	if h := x.hook; h != nil {
-		if err == nil {
-			safeHook(func() { h.OnExecutionSuccess(&x.rc, x.ks.info) })
-		} else {
-			safeHook(func() { h.OnExecutionError(&x.rc, x.ks.info, err) })
-		}
-	}
-	return err
-}
-
-// fallbackOr forwards the fallback stream for a failure of type ft caused by cause.
-func (s *Stream) fallbackOr(next chan<- rxgo.Item, ft FailureType, cause error) error {
-	x := &s.exec
-	if err := x.fallbackGate(ft, cause, s.fallback != nil); err != nil {
-		return err
-	}
-	h := x.hook
-	if h != nil {
-		safeHook(func() { h.OnFallbackStart(x.parent, x.ks.info) })
-	}
-	err := s.runFallback(next, cause)
-	x.ks.fallbackSem.Release()
-	if x.cancelled() {
-		x.unsubscribed()
-		return nil
-	}
-	if err != nil {
-		x.addEvent(metrics.FallbackFailure)
-		if h != nil {
-			safeHook(func() { h.OnFallbackError(x.parent, x.ks.info, err) })
-		}
-		return x.fail(&Error{Type: ft, CommandKey: x.ks.info.CommandKey, Cause: cause, FallbackErr: err})
-	}
-	x.addEvent(metrics.FallbackSuccess)
-	if h != nil {
-		safeHook(func() { h.OnFallbackSuccess(x.parent, x.ks.info) })
-	}
-	x.succeed()
-	return nil
-}
-
-// runFallback forwards the fallback's values; it returns the fallback's error.
-func (s *Stream) runFallback(next chan<- rxgo.Item, cause error) error {
-	x := &s.exec
-	src, err := callConstruct(func() rxgo.Observable { return s.fallback(x.parent, cause) })
-	if err != nil {
-		return err
-	}
-	sub, cancel := context.WithCancel(x.parent)
-	defer cancel()
-	h := x.hook
-	for it := range src.Observe(rxgo.WithContext(sub)) {
-		if it.Error() {
+		case it.Error():
 			return it.E
 		}
-		x.fbEmits.Add(1)
-		x.addEvent(metrics.FallbackEmit)
-		if h != nil {
-			safeHook(func() {
-				h.OnFallbackEmit(x.parent, x.ks.info, it.V)
-				h.OnEmit(x.parent, x.ks.info, it.V)
-			})
+		v, ok := it.V.(T)
+		if !ok && it.V != nil {
+			return fmt.Errorf("command: the stream emitted a %T, not a %v", it.V, reflect.TypeFor[T]())
 		}
-		if !s.send(it, next) {
-			return nil
+		if e == metrics.Emit && !x.racing() {
+			return nil // the timer won: the late values are dropped
+		}
+		n.Add(1)
+		x.addEvent(e)
+		s.emitHooks(x, e, v)
+		if !s.emit(v) {
+			return errUnsubscribed
 		}
 	}
-	return nil
 }
 
-// callConstruct calls a user function returning an observable; a panic or a nil
-// observable is an error.
-func callConstruct(f func() rxgo.Observable) (obs rxgo.Observable, err error) {
+// emit records v for Observe and request-cache hits and hands it to the subscription.
+func (s *Stream[T]) emit(v T) bool {
+	if s.rec != nil {
+		s.rec.Add(rxgo.Of(v))
+	}
+	return s.sink(v)
+}
+
+// emitHooks calls the hooks for one value of the run (e EMIT) or of the fallback.
+func (s *Stream[T]) emitHooks(x *execution, e metrics.EventType, v T) {
+	h := x.hook
+	if h == nil {
+		return
+	}
+	x.ks.rt.safeHook(func() {
+		if e == metrics.Emit {
+			h.OnExecutionEmit(x.runCtx(), x.ks.info, v)
+		} else {
+			h.OnFallbackEmit(x.parent, x.ks.info, v)
+		}
+		h.OnEmit(x.parent, x.ks.info, v)
+	})
+}
+
+// construct calls a user function returning an observable; a panic or a nil observable
+// is an error.
+func construct(f func() rxgo.Observable) (obs rxgo.Observable, err error) {
 	defer func() {
-		if r := recover(); r != nil {
-			err = newPanicError(r)
+		if p := recover(); p != nil {
+			err = newPanicError(p)
 		}
 	}()
-	obs = f()
-	if obs == nil {
+	if obs = f(); obs == nil {
 		return nil, errNilObservable
 	}
 	return obs, nil
 }
+
+func (s *Stream[T]) won() {}
+
+func (s *Stream[T]) emitted(*execution) {}
+
+func (s *Stream[T]) hasFallback() bool { return s.fallback != nil }
+
+func (s *Stream[T]) settled(*execution, verdict) { s.fin.Complete(struct{}{}, nil) }
+
+func (s *Stream[T]) done() <-chan struct{} { return s.fin.Done() }
+
+func (s *Stream[T]) replays(other body) bool {
+	_, ok := other.(*Stream[T])
+	return ok
+}
+
+func (s *Stream[T]) replay(_ *execution, orig *execution) {
+	items, _ := orig.body.(*Stream[T]).rec.Items()
+	for _, it := range items {
+		if !s.emit(it.V.(T)) {
+			return
+		}
+	}
+}
+
+func (s *Stream[T]) streams() bool { return true }

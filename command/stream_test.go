@@ -19,7 +19,7 @@ func emitting(values ...any) func(context.Context) rxgo.Observable {
 
 func TestStreamSuccess(t *testing.T) {
 	e := newEnv(t)
-	st := NewStream(Setter{Runtime: e.rt, CommandKey: "S"}, emitting(1, 2, 3))
+	st := NewStream[any](Setter{Runtime: e.rt, CommandKey: "S"}, emitting(1, 2, 3))
 	values, errs := items(t, st.ToObservable())
 	assert.Equal(t, []any{1, 2, 3}, values)
 	assert.Empty(t, errs)
@@ -32,7 +32,7 @@ func TestStreamSuccess(t *testing.T) {
 
 func TestStreamFailureWithFallbackStream(t *testing.T) {
 	e := newEnv(t)
-	st := NewStream(Setter{Runtime: e.rt, CommandKey: "S"}, func(context.Context) rxgo.Observable {
+	st := NewStream[any](Setter{Runtime: e.rt, CommandKey: "S"}, func(context.Context) rxgo.Observable {
 		return rxgo.Just(1, errBoom)()
 	}).WithFallback(func(_ context.Context, err error) rxgo.Observable {
 		assert.Equal(t, errBoom, err)
@@ -48,7 +48,7 @@ func TestStreamFailureWithFallbackStream(t *testing.T) {
 
 func TestStreamFailureWithoutFallback(t *testing.T) {
 	e := newEnv(t)
-	st := NewStream(Setter{Runtime: e.rt, CommandKey: "S"}, func(context.Context) rxgo.Observable {
+	st := NewStream[any](Setter{Runtime: e.rt, CommandKey: "S"}, func(context.Context) rxgo.Observable {
 		return rxgo.Just(errBoom)()
 	})
 	_, errs := items(t, st.ToObservable())
@@ -60,7 +60,7 @@ func TestStreamFailureWithoutFallback(t *testing.T) {
 
 func TestStreamTimeout(t *testing.T) {
 	e := newEnv(t)
-	st := NewStream(Setter{Runtime: e.rt, CommandKey: "S", Properties: config.Overrides{
+	st := NewStream[any](Setter{Runtime: e.rt, CommandKey: "S", Properties: config.Overrides{
 		"execution.isolation.thread.timeoutInMilliseconds": "100"}},
 		func(context.Context) rxgo.Observable {
 			return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
@@ -85,7 +85,7 @@ func TestStreamTimeout(t *testing.T) {
 
 func TestStreamObserveReplays(t *testing.T) {
 	e := newEnv(t)
-	st := NewStream(Setter{Runtime: e.rt, CommandKey: "S"}, emitting("a", "b"))
+	st := NewStream[any](Setter{Runtime: e.rt, CommandKey: "S"}, emitting("a", "b"))
 	obs := st.Observe(context.Background())
 	for range 2 {
 		values, errs := items(t, obs)
@@ -100,7 +100,7 @@ func TestStreamObserveReplays(t *testing.T) {
 
 func TestStreamShortCircuit(t *testing.T) {
 	e := newEnv(t)
-	st := NewStream(Setter{Runtime: e.rt, CommandKey: "S", Properties: config.Overrides{
+	st := NewStream[any](Setter{Runtime: e.rt, CommandKey: "S", Properties: config.Overrides{
 		"circuitBreaker.forceOpen": "true"}}, emitting(1)).
 		WithFallback(func(context.Context, error) rxgo.Observable { return rxgo.Just(2)() })
 	values, _ := items(t, st.ToObservable())
@@ -112,7 +112,7 @@ func TestStreamShortCircuit(t *testing.T) {
 func TestStreamUnsubscribe(t *testing.T) {
 	e := newEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	st := NewStream(Setter{Runtime: e.rt, CommandKey: "S"}, func(context.Context) rxgo.Observable {
+	st := NewStream[any](Setter{Runtime: e.rt, CommandKey: "S"}, func(context.Context) rxgo.Observable {
 		return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
 			for i := 0; rxgo.Of(i).SendContext(ctx, next); i++ {
 			}
@@ -123,8 +123,8 @@ func TestStreamUnsubscribe(t *testing.T) {
 	cancel()
 	for range ch {
 	}
-	waitComplete(t, st.IsExecutionComplete)
-	assert.True(t, st.IsCancelled())
+	waitComplete(t, st.IsCancelled)
+	assert.False(t, st.IsExecutionComplete(), "an unsubscribed execution is not complete, as in Hystrix")
 	assert.Contains(t, e.rec.Names(), "OnUnsubscribe")
 	e.assertIdle("S")
 }
@@ -133,8 +133,8 @@ func TestStreamRequestCache(t *testing.T) {
 	e := newEnv(t)
 	ctx := requestContext(t)
 	calls := 0
-	newStream := func() *Stream {
-		return NewStream(Setter{Runtime: e.rt, CommandKey: "S"}, func(context.Context) rxgo.Observable {
+	newStream := func() *Stream[any] {
+		return NewStream[any](Setter{Runtime: e.rt, CommandKey: "S"}, func(context.Context) rxgo.Observable {
 			calls++
 			return rxgo.Just(1, 2, errBoom)()
 		}).WithFallback(func(context.Context, error) rxgo.Observable { return rxgo.Just(3)() }).WithCacheKey("k")

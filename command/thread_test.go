@@ -98,7 +98,11 @@ func TestThreadTimeout(t *testing.T) {
 	fronts := map[string]func(*Command[string]) (string, error){
 		"execute": func(c *Command[string]) (string, error) { return c.Execute(context.Background()) },
 		"queue": func(c *Command[string]) (string, error) {
-			return c.Queue(context.Background()).Get(context.Background())
+			f, err := c.Queue(context.Background())
+			if err != nil {
+				return "", err
+			}
+			return f.Get(context.Background())
 		},
 		"observe": func(c *Command[string]) (string, error) {
 			for it := range c.Observe(context.Background()).Observe() {
@@ -298,8 +302,8 @@ func TestThreadCancel(t *testing.T) {
 	_, err := cmd.Execute(ctx)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, ev(metrics.Cancelled), cmd.ExecutionEvents())
-	assert.Equal(t, []string{"OnStart", "OnThreadStart", "OnExecutionStart", "OnThreadComplete", "OnUnsubscribe"},
-		e.rec.Names())
+	assert.Equal(t, []string{"OnStart", "OnThreadStart", "OnExecutionStart", "OnUnsubscribe", "OnThreadComplete"},
+		e.rec.Names(), "Hystrix unsubscribes from the outside in")
 	e.waitPoolIdle("T")
 	e.assertIdle("T")
 }

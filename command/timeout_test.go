@@ -75,7 +75,7 @@ func TestSemaphoreTimeoutCancelsTheRunContext(t *testing.T) {
 	assert.Equal(t, ev(metrics.Timeout, metrics.FallbackSuccess), cmd.ExecutionEvents())
 	assert.Equal(t, []string{"OnStart", "OnExecutionStart", "OnFallbackStart", "OnFallbackEmit", "OnEmit",
 		"OnFallbackSuccess", "OnSuccess"}, e.rec.Names(), "timeout: like a failure without onExecutionError")
-	assert.Nil(t, cmd.rc.lz.Load().timer, "the timer is stopped and dropped")
+	e.assertNoDeadlines("T")
 	e.assertIdle("T")
 }
 

@@ -27,22 +27,14 @@ func BenchmarkDefer(b *testing.B) {
 	}
 }
 
-func BenchmarkTimeout(b *testing.B) {
+// BenchmarkReplay measures one replay subscription to a finished replay.
+func BenchmarkReplay(b *testing.B) {
 	b.ReportAllocs()
 	ctx := testCtx(b)
-	obs := Timeout(Defer(func(context.Context) (int, error) { return 1, nil }), time.Second, clock.System())
-	for b.Loop() {
-		if it := firstOf(ctx, obs); it.V != 1 {
-			b.Fatal(it)
-		}
-	}
-}
-
-// BenchmarkCache measures one replay subscription to a finished cache.
-func BenchmarkCache(b *testing.B) {
-	b.ReportAllocs()
-	ctx := testCtx(b)
-	obs := Cache(Defer(func(context.Context) (int, error) { return 1, nil }))
+	var r Replay
+	r.Add(rxgo.Of(1))
+	r.Finish()
+	obs := r.Observable()
 	for b.Loop() {
 		if it := firstOf(ctx, obs); it.V != 1 {
 			b.Fatal(it)

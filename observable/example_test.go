@@ -37,23 +37,22 @@ func ExampleBuckets() {
 	// 0
 }
 
-// ExampleTimeout falls back when the work takes too long.
-func ExampleTimeout() {
-	clk := clock.NewFake(time.Unix(0, 0))
-	slow := observable.Defer(func(ctx context.Context) (string, error) {
-		<-ctx.Done() // cancelled by the timeout
-		return "", ctx.Err()
-	})
-	obs := observable.Timeout(slow, time.Second, clk).
-		OnErrorResumeNext(func(err error) rxgo.Observable {
-			return observable.Defer(func(context.Context) (string, error) { return "fallback after " + err.Error(), nil })
-		})
-
+// ExampleReplay records a run once and replays it to every subscriber, early or late.
+func ExampleReplay() {
+	var r observable.Replay
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := observable.ToFuture[string](ctx, obs)
-	clk.BlockUntil(1)
-	clk.Advance(time.Second)
-	fmt.Println(f.Get(ctx))
-	// Output: fallback after observable: timeout <nil>
+	r.Add(rxgo.Of("line 1"))
+	r.Add(rxgo.Of("line 2"))
+	r.Finish()
+	for range 2 {
+		var lines []any
+		for it := range r.Observable().Observe(rxgo.WithContext(ctx)) {
+			lines = append(lines, it.V)
+		}
+		fmt.Println(lines)
+	}
+	// Output:
+	// [line 1 line 2]
+	// [line 1 line 2]
 }

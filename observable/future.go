@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
+	"sync/atomic"
 
 	"github.com/reactivex/rxgo/v2"
 )
@@ -12,13 +14,98 @@ import (
 // ErrEmpty is the error of a Future whose observable completed without a value.
 var ErrEmpty = errors.New("observable: completed without a value")
 
-// Future is the pending outcome of one subscription: its first value or its first error.
-// It is safe for concurrent use.
+// Canceler is what a Future's Cancel calls: the producer's way of giving up the work.
+type Canceler interface{ Cancel() }
+
+// Future is the pending outcome of some work: a value or an error, set once by its
+// producer with Complete and read by any number of goroutines with Get, Done and Result.
+//
+// The zero Future is pending and has no canceler; it may be embedded in the producer's own
+// struct (command.Command does, so Queue allocates nothing more). A Future must not be
+// copied after first use. Done makes its channel only when asked while the Future is still
+// pending: a Future completed before anyone waits costs no channel.
 type Future[T any] struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	v      T
-	err    error
+	state    atomic.Uint32 // futurePending or futureDone; v and err are written before futureDone
+	mu       sync.Mutex    // guards done
+	done     chan struct{}
+	canceler Canceler
+	v        T
+	err      error
+}
+
+const (
+	futurePending uint32 = iota
+	futureDone
+)
+
+var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// NewFuture returns a pending future whose Cancel calls c (nil: Cancel does nothing).
+func NewFuture[T any](c Canceler) *Future[T] {
+	f := &Future[T]{}
+	f.SetCanceler(c)
+	return f
+}
+
+// SetCanceler sets what Cancel calls; the producer calls it before handing the future out.
+func (f *Future[T]) SetCanceler(c Canceler) { f.canceler = c }
+
+// Complete resolves the future with v and err and wakes every waiter. Only the first call
+// counts; it reports whether it was that one. Call it from the producer only.
+func (f *Future[T]) Complete(v T, err error) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.state.Load() == futureDone {
+		return false
+	}
+	f.v, f.err = v, err
+	f.state.Store(futureDone)
+	if f.done != nil {
+		close(f.done)
+	}
+	return true
+}
+
+// Ready reports whether the outcome is known (then Get returns it at once).
+func (f *Future[T]) Ready() bool { return f.state.Load() == futureDone }
+
+// Get waits for the outcome or for ctx to end (then it returns ctx's error; the work goes
+// on: Cancel gives it up).
+func (f *Future[T]) Get(ctx context.Context) (T, error) {
+	if f.Ready() {
+		return f.v, f.err
+	}
+	select {
+	case <-f.Done():
+		return f.v, f.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// Done is closed once the outcome is known.
+func (f *Future[T]) Done() <-chan struct{} {
+	if f.state.Load() == futureDone {
+		return closedDone
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.state.Load() == futureDone {
+		return closedDone
+	}
+	if f.done == nil {
+		f.done = make(chan struct{})
+	}
+	return f.done
+}
+
+// Cancel asks the producer to give up the work (what that means is the producer's to say:
+// for a command, see Command.Queue). A done future is not changed by it.
+func (f *Future[T]) Cancel() {
+	if f.canceler != nil && f.state.Load() != futureDone {
+		f.canceler.Cancel()
+	}
 }
 
 // ToFuture subscribes to obs with a child of ctx and returns the future of its outcome.
@@ -30,48 +117,37 @@ type Future[T any] struct {
 // uses one goroutine, which ends with the subscription.
 func ToFuture[T any](ctx context.Context, obs rxgo.Observable) *Future[T] {
 	sub, cancel := context.WithCancel(ctx)
-	f := &Future[T]{cancel: cancel, done: make(chan struct{})}
-	go f.await(sub, obs.Observe(rxgo.WithContext(sub)))
+	f := NewFuture[T](cancelFunc(cancel))
+	go f.await(sub, cancel, obs.Observe(rxgo.WithContext(sub)))
 	return f
 }
 
-// Get waits for the outcome or for ctx to end (then it returns ctx's error and leaves the
-// subscription running).
-func (f *Future[T]) Get(ctx context.Context) (T, error) {
-	select {
-	case <-f.done:
-		return f.v, f.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
-}
+// cancelFunc is a context.CancelFunc as a Canceler.
+type cancelFunc context.CancelFunc
 
-// Cancel ends the subscription; a future not yet resolved resolves with context.Canceled.
-func (f *Future[T]) Cancel() { f.cancel() }
-
-// Done is closed once the outcome is known.
-func (f *Future[T]) Done() <-chan struct{} { return f.done }
+func (c cancelFunc) Cancel() { c() }
 
 // await resolves f from the first item of ch, then drains ch until the subscription ends.
-func (f *Future[T]) await(ctx context.Context, ch <-chan rxgo.Item) {
-	defer f.cancel()
+func (f *Future[T]) await(ctx context.Context, cancel context.CancelFunc, ch <-chan rxgo.Item) {
+	defer cancel()
+	var v T
+	var err error
 	select {
 	case it, ok := <-ch:
 		switch {
 		case !ok && ctx.Err() != nil:
-			f.err = context.Cause(ctx)
+			err = context.Cause(ctx)
 		case !ok:
-			f.err = ErrEmpty
+			err = ErrEmpty
 		case it.Error():
-			f.err = it.E
+			err = it.E
 		default:
-			f.v, f.err = valueOf[T](it.V)
+			v, err = valueOf[T](it.V)
 		}
 	case <-ctx.Done():
-		f.err = context.Cause(ctx)
+		err = context.Cause(ctx)
 	}
-	close(f.done)
+	f.Complete(v, err)
 	for {
 		select {
 		case _, ok := <-ch:

@@ -2,6 +2,7 @@ package observable
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,12 +89,68 @@ func TestFutureGetGivesUpWithItsOwnContext(t *testing.T) {
 }
 
 func TestFutureLetsUpstreamComplete(t *testing.T) {
-	var term, unsub counter
-	obs := DoOnUnsubscribe(DoOnTerminate(Defer(func(context.Context) (int, error) { return 1, nil }), term.inc), unsub.inc)
-	f := ToFuture[int](testCtx(t), obs)
-	v, err := f.Get(testCtx(t))
+	completed := make(chan bool, 1)
+	obs := rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
+		rxgo.Of(1).SendContext(ctx, next)
+		completed <- ctx.Err() == nil // still subscribed after the first value
+	}})
+	v, err := ToFuture[int](testCtx(t), obs).Get(testCtx(t))
 	require.NoError(t, err)
 	assert.Equal(t, 1, v)
-	eventually(t, func() bool { return term.get() == 1 }, "upstream saw no completion")
-	assert.Zero(t, unsub.get())
+	assert.True(t, await(t, completed), "the subscription went on to the completion")
+}
+
+// canceler counts Cancel calls.
+type canceler struct{ n atomic.Int32 }
+
+func (c *canceler) Cancel() { c.n.Add(1) }
+
+func TestFutureCompletedByItsProducer(t *testing.T) {
+	c := &canceler{}
+	f := NewFuture[string](c)
+	assert.False(t, f.Ready())
+	done := f.Done()
+	f.Cancel()
+	assert.EqualValues(t, 1, c.n.Load(), "a pending future's Cancel reaches the producer")
+
+	assert.True(t, f.Complete("v", nil))
+	assert.False(t, f.Complete("w", errBoom), "only the first completion counts")
+	<-done
+	assert.True(t, f.Ready())
+	v, err := f.Get(testCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, "v", v)
+	f.Cancel()
+	assert.EqualValues(t, 1, c.n.Load(), "a done future's Cancel changes nothing")
+}
+
+func TestFutureCompletedBeforeAnyoneWaitsMakesNoChannel(t *testing.T) {
+	var f Future[int]
+	f.Complete(3, nil)
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		<-f.Done()
+		_, _ = f.Get(context.Background())
+	}))
+}
+
+// gated is a source that emits v once release is closed, or records its cancellation.
+type gated struct {
+	release   chan struct{}
+	cancelled chan error
+}
+
+func newGated() *gated {
+	return &gated{release: make(chan struct{}), cancelled: make(chan error, 1)}
+}
+
+func (g *gated) observable(v int) rxgo.Observable {
+	return Defer(func(ctx context.Context) (int, error) {
+		select {
+		case <-g.release:
+			return v, nil
+		case <-ctx.Done():
+			g.cancelled <- ctx.Err()
+			return 0, ctx.Err()
+		}
+	})
 }

@@ -1,0 +1,119 @@
+package command
+
+import (
+	"fmt"
+
+	"github.com/rxhystrix/rxhystrix/cache"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// requestCache is Hystrix's request cache: the first execution of a (command key, cache
+// key) pair in a request context runs the chain and its outcome is shared; the others
+// (hits) wait for it and replay its value or error with its events plus
+// RESPONSE_FROM_CACHE, calling only onCacheHit. The slot is taken by the front door
+// (takeCacheSlot), so that of queued duplicates the first queued runs.
+type requestCache struct{}
+
+func (requestCache) enter(x *execution) verdict {
+	if x.rare == nil || x.rare.flight == nil {
+		return pending // no cache key, or this execution runs for its slot
+	}
+	if h := x.ks.rt.hooks.ExecutionHook(); !hooks.IsNoop(h) {
+		x.ks.rt.safeHook(func() { h.OnCacheHit(x.parent, x.ks.info) })
+	}
+	x.start, x.timed = x.now(), true
+	x.phase.Store(phaseRunning)
+	done := x.rare.flight.body.done()
+	if x.async {
+		x.suspend()
+		go func() {
+			<-done
+			if x.claim(phaseCompleted) {
+				x.resume(succeeded) // the exit replays whatever the original's outcome was
+			}
+		}()
+		return suspended
+	}
+	select {
+	case <-done:
+		x.claim(phaseCompleted)
+		return x.replay()
+	case <-x.parent.Done():
+		x.claim(phaseCancelled)
+		return x.hitCancelled()
+	}
+}
+
+func (requestCache) exit(x *execution, v verdict) verdict {
+	switch {
+	case x.rare == nil:
+	case x.rare.owner:
+		x.rare.final = v
+		x.body.settled(x, v) // the hits waiting for this execution replay it now
+	case v == cancelled:
+		return x.hitCancelled()
+	case x.rare.flight != nil:
+		return x.replay()
+	}
+	return v
+}
+
+// takeCacheSlot looks the execution up in the request cache (begin): it becomes the owner
+// of a new slot or a hit on the execution that took it first.
+func (x *execution) takeCacheSlot(rc *cache.RequestContext) error {
+	if x.rare == nil || x.rare.cacheKey == "" || !x.ks.props.RequestCacheEnabled.Get() {
+		return nil
+	}
+	if rc == nil {
+		return x.badRequest(ErrNoRequestContext)
+	}
+	v, hit := rc.Cache().GetOrStart(x.ks.info.CommandKey, x.rare.cacheKey, func() any { return x })
+	if !hit {
+		x.rare.owner = true
+		return nil
+	}
+	orig := v.(*execution)
+	if !x.body.replays(orig.body) {
+		return x.badRequest(fmt.Errorf("command: cache key %q is shared with a command of another result type (%T)",
+			x.rare.cacheKey, orig.body))
+	}
+	x.rare.flight = orig
+	return nil
+}
+
+// replay copies the original's outcome into the hit: its events plus RESPONSE_FROM_CACHE
+// (metrics see a RESPONSE_FROM_CACHE completion only, as in Hystrix: the original
+// published its own events), its errors, and its value or items.
+func (x *execution) replay() verdict {
+	orig := x.rare.flight
+	x.events.Store(orig.events.Load() | 1<<metrics.ResponseFromCache)
+	x.emits.Store(orig.emits.Load())
+	x.fbEmits.Store(orig.fbEmits.Load())
+	x.failedErr, x.err = orig.failedErr, orig.err
+	v := orig.rare.final
+	if v == cancelled { // the original's caller left: the hit gets the same error
+		v = errored
+	}
+	x.body.replay(x, orig)
+	x.notify(metrics.ResponseFromCache)
+	x.publishHit(metrics.ResponseFromCache, v)
+	return v
+}
+
+// hitCancelled ends a hit whose caller left before the original's outcome.
+func (x *execution) hitCancelled() verdict {
+	x.events.Or(1 << metrics.Cancelled)
+	x.err = x.cancelErr()
+	x.publishHit(metrics.Cancelled, cancelled)
+	return cancelled
+}
+
+// publishHit publishes a cache hit's completion with the single event e.
+func (x *execution) publishHit(e metrics.EventType, v verdict) {
+	total := x.now() - x.start
+	x.ks.metrics.MarkComplete(metrics.ExecutionResult{}.WithEvent(e).WithStartTime(x.startTime()).WithTotalLatency(total))
+	if v != cancelled {
+		x.total.Store(int64(max(total, 0)) + 1)
+	}
+}

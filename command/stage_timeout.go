@@ -1,0 +1,83 @@
+package command
+
+import (
+	"context"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// timeout is Hystrix's timeout operator: it starts the execution's clock (so queue wait
+// counts) and opens the race that the run, the timer and the caller settle with claim.
+// An eager timeout joins the key's deadline queue at once (THREAD: the caller must be woken
+// at the deadline); a lazy one only if run asks for ctx.Done, and otherwise the clock
+// decides when run returns (SEMAPHORE: the caller is the run). On the way out it records
+// TIMEOUT for the verdict the race gave.
+type timeout struct{ eager bool }
+
+func (t timeout) enter(x *execution) verdict {
+	x.start, x.timed = x.now(), true
+	p := x.ks.props
+	if p.ExecutionTimeoutEnabled.Get() {
+		x.timeout = p.ExecutionTimeout.Get()
+		x.rc.interrupt = p.InterruptOnTimeout.Get() || x.body.streams()
+		x.rc.lazy = !t.eager
+	}
+	x.phase.Store(phaseRunning)
+	if t.eager && x.timeout > 0 {
+		x.ks.deadlines.add(x, x.start+x.timeout)
+	}
+	return pending
+}
+
+func (timeout) exit(x *execution, v verdict) verdict {
+	if !x.runGoingOn() {
+		x.ks.deadlines.remove(x)
+	}
+	if v == timedOut {
+		x.addEvent(metrics.Timeout)
+		x.failedErr = ErrTimeout
+	}
+	return v
+}
+
+// overdue reports whether the timeout has passed at now (an offset from the base).
+func (x *execution) overdue(now time.Duration) bool {
+	return x.timeout > 0 && now-x.start >= x.timeout
+}
+
+// expire is the timer's side of the race, at x's deadline. The winner records the time
+// until the timeout as the execution latency and, for a suspended chain (THREAD), resumes
+// it: the caller gets the fallback at once. With interruptOnTimeout the run's context ends
+// even if a cancelled Future won the race first: a cancel never takes the timeout away.
+func (x *execution) expire() {
+	x.rc.mu.Lock()
+	won := x.expireLocked()
+	x.rc.mu.Unlock()
+	if won && x.thread != nil {
+		x.resumeAway(timedOut)
+	}
+}
+
+// expireLocked claims the timeout and interrupts the run; x.rc.mu is held.
+func (x *execution) expireLocked() bool {
+	won := x.claim(phaseTimedOut)
+	if won {
+		x.execLatency = x.timeout
+	}
+	if x.rc.interrupt && (won || x.phase.Load() == phaseCancelled) {
+		x.rcCancelLocked(context.DeadlineExceeded)
+	}
+	return won
+}
+
+// resumeAway resumes the chain from a goroutine that must not run user code for long (the
+// deadline queue's timer serves every execution of the key): an asynchronous chain's
+// exits, the fallback among them, get a goroutine of their own.
+func (x *execution) resumeAway(v verdict) {
+	if x.async {
+		go x.resume(v)
+		return
+	}
+	x.resume(v)
+}
