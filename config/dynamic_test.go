@@ -83,7 +83,7 @@ func TestInvalidDynamicValueRejected(t *testing.T) {
 			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
 		{"execution.isolation.thread.timeoutInMilliseconds", "0", "must be > 0",
 			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
-		{"execution.isolation.thread.timeoutInMilliseconds", "1s", "not a 32-bit integer",
+		{"execution.isolation.thread.timeoutInMilliseconds", "1.5ms", "not a whole number of milliseconds",
 			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
 		{"execution.isolation.semaphore.maxConcurrentRequests", "-1", "must be >= 0",
 			func(c *CommandProperties) string { return c.ExecutionMaxConcurrentRequests.String() }, "10"},
@@ -107,7 +107,7 @@ func TestInvalidDynamicValueRejected(t *testing.T) {
 			func(c *CommandProperties) string { return c.RollingPercentileBuckets.String() }, "6"},
 		{"metrics.rollingPercentile.bucketSize", "0", "must be >= 1",
 			func(c *CommandProperties) string { return c.RollingPercentileBucketSize.String() }, "100"},
-		{"metrics.healthSnapshot.intervalInMilliseconds", "99999999999", "not a 32-bit integer",
+		{"metrics.healthSnapshot.intervalInMilliseconds", "99999999999", "out of the 32-bit integer range",
 			func(c *CommandProperties) string { return c.HealthSnapshotInterval.String() }, "500"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
@@ -140,7 +140,7 @@ func TestInvalidDynamicMessageNamesProperty(t *testing.T) {
 	errs := log.take()
 	require.Len(t, errs, 1)
 	assert.EqualError(t, errs[0],
-		`config: hystrix.command.Msg.execution.isolation.thread.timeoutInMilliseconds: invalid value "abc": not a 32-bit integer`)
+		`config: hystrix.command.Msg.execution.isolation.thread.timeoutInMilliseconds: invalid value "abc": not a duration (want whole milliseconds, e.g. 300, or Go syntax, e.g. 300ms)`)
 
 	mem.Set("hystrix.command.default."+timeoutName, "-1")
 	assert.Empty(t, log.take(), "a default shadowed by the in-code value is not even read")

@@ -85,16 +85,6 @@ type desc[O any, T comparable] struct {
 	field  func(*O) **Property[T]
 }
 
-// prop declares a property with its Hystrix short name, built-in default, codec,
-// per-value rule (nil: any parsable value) and field of the owner.
-func prop[O any, T comparable](short string, def T, c codec[T], valid func(T) error,
-	f func(*O) **Property[T]) field[O] {
-	d := &desc[O, T]{meta: meta[T]{short: short, format: c.format},
-		parse: c.parse, valid: valid, values: c.values, field: f}
-	d.def = d.intern(def, nil)
-	return d
-}
-
 func (d *desc[O, T]) shortName() string   { return d.short }
 func (d *desc[O, T]) defaultName() string { return d.dflt }
 func (d *desc[O, T]) setScope(scope string) {
