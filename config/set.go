@@ -71,6 +71,7 @@ type field[O any] interface {
 	commit(r *resolution[O], i int)
 	formatCand(r *resolution[O], i int) string
 	value(o *O) string
+	codecField
 }
 
 // desc describes one property of type T of owner type O: the metadata shared by every
@@ -156,6 +157,15 @@ func (d *desc[O, T]) formatCand(r *resolution[O], i int) string {
 
 func (d *desc[O, T]) value(o *O) string { return (*d.field(o)).String() }
 
+func (d *desc[O, T]) defaultString() string { return d.format(*d.def) }
+
+func (d *desc[O, T]) canonical(raw string) string {
+	if v, err := d.parse(raw); err == nil {
+		return d.format(v)
+	}
+	return raw
+}
+
 // candValue returns the candidate value of field i, which must be of type T.
 func candValue[T any, O any](r *resolution[O], i int) T { return *r.cand[i].(*T) }
 
@@ -229,7 +239,7 @@ func (sc *scope[O]) init(o *O, inCode Overrides, scratch *[]any) error {
 			vals = append(vals, inCodeValue{i: i, raw: inCode[n]})
 		} else {
 			errs = append(errs, &PropertyError{Name: r.k.name(n), Value: inCode[n],
-				InCode: true, Err: ErrUnknownProperty})
+				InCode: true, Err: ErrUnknownProperty, Hint: sc.inCodeHint(n)})
 		}
 	}
 	slices.SortFunc(vals, func(a, b inCodeValue) int { return a.i - b.i })

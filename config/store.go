@@ -91,9 +91,11 @@ func Default() *Store { return defaultStore() }
 func DefaultSource() *MemorySource { return defaultSource }
 
 // Command returns the properties of a command key. The first call for a key creates and
-// caches them with inCode; later calls return the cached properties and ignore inCode
-// (first creation wins, as in Hystrix). An unknown name or invalid value in inCode is an
-// error (errors.Is ErrUnknownProperty / ErrInvalidValue) and nothing is cached.
+// caches them with inCode; later calls return the cached properties and do not apply
+// inCode (first creation wins, as in Hystrix; Overrides.Diff tells what a later call
+// would have changed). An unknown name or invalid value in inCode is an error on every
+// call (errors.Is ErrUnknownProperty / ErrInvalidValue; see ValidateCommand), and then
+// nothing is cached or returned.
 func (s *Store) Command(key string, inCode Overrides) (*CommandProperties, error) {
 	return getOrCreate(s, &s.commands, commandScope, key, inCode)
 }
@@ -125,17 +127,19 @@ func getOrCreate[P any, PP interface {
 }](s *Store, cache *map[string]*P, sc *scope[P], key string, inCode Overrides) (*P, error) {
 	s.mu.RLock()
 	p, ok := (*cache)[key]
+	same := ok && sc.sameInCode(PP(p).state(), inCode)
 	s.mu.RUnlock()
 	if ok {
-		return p, nil
+		return cached(p, same, sc, key, inCode)
 	}
 	if key == "" {
 		return nil, ErrEmptyKey
 	}
 	s.mu.Lock()
 	if p, ok := (*cache)[key]; ok {
+		same := sc.sameInCode(PP(p).state(), inCode)
 		s.mu.Unlock()
-		return p, nil
+		return cached(p, same, sc, key, inCode)
 	}
 	p = sc.newKey(key)
 	if err := sc.init(p, inCode, &s.scratch); err != nil {
@@ -148,6 +152,18 @@ func getOrCreate[P any, PP interface {
 	s.sets = append(s.sets, PP(p))
 	s.mu.Unlock()
 	s.report(errs)
+	return p, nil
+}
+
+// cached returns the held properties p of key, after validating inCode unless it is the
+// same as the values p was created with: the first creation wins, but a later call with
+// an unknown name or a bad value still gets its error.
+func cached[P any](p *P, same bool, sc interface{ validate(string, Overrides) error }, key string, inCode Overrides) (*P, error) {
+	if !same && len(inCode) > 0 {
+		if err := sc.validate(key, inCode); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
