@@ -67,7 +67,7 @@ var (
 
 // collapserScope is the table of every collapser property, shared by every collapser key.
 var collapserScope = func() *scope[coll] {
-	sc := newScope("collapser", func(c *coll) *keyState { return &c.k },
+	sc := newScope("collapser", "collapser", func(c *coll) *keyState { return &c.k },
 		CollapserMaxRequestsInBatch.d,
 		CollapserTimerDelay.d,
 		CollapserRequestCacheEnabled.d,

@@ -142,7 +142,7 @@ var (
 
 // commandScope is the table of every command property, shared by every command key.
 var commandScope = func() *scope[cmd] {
-	sc := newScope("command", func(c *cmd) *keyState { return &c.k },
+	sc := newScope("command", "command", func(c *cmd) *keyState { return &c.k },
 		ExecutionIsolationStrategy.d,
 		ExecutionTimeout.d,
 		ExecutionTimeoutEnabled.d,

@@ -21,6 +21,8 @@ type errLog struct {
 
 func (l *errLog) add(err error) { l.mu.Lock(); l.errs = append(l.errs, err); l.mu.Unlock() }
 
+func (l *errLog) count() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.errs) }
+
 func (l *errLog) take() []error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

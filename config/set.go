@@ -25,6 +25,8 @@ type keyState struct {
 	inCode   []inCodeValue     // values set in code, by field index; nil when none
 	reported map[string]string // full name -> bad value already reported; nil when none
 	idx      int               // index in Store.sets; -1 once forgotten
+	envTwin  string            // a held key (or "default") sharing its environment names
+
 }
 
 // inCodeValue is one value set in code: the raw string of field i.
@@ -179,18 +181,35 @@ type check[O any] struct {
 // scope is the table of every property of one scope ("command", "threadpool",
 // "collapser"), shared by every key of that scope.
 type scope[O any] struct {
-	name   string
+	names
 	fields []field[O]
-	byName map[string]int
 	checks []check[O]
 	state  func(*O) *keyState
 }
 
-func newScope[O any](name string, state func(*O) *keyState, fields ...field[O]) *scope[O] {
-	sc := &scope[O]{name: name, fields: fields, byName: map[string]int{}, state: state}
+// names are the names of the properties of one scope, whatever its owner type: what
+// the name checks and hints need.
+type names struct {
+	name      string         // as in hystrix.<name>.<KEY>.X
+	label     string         // for messages: "command", "thread-pool", "collapser"
+	prefix    string         // "hystrix.<name>."
+	envPrefix string         // EnvName(prefix)
+	shorts    []string       // short names in declaration order
+	envShorts []string       // EnvName of each short name
+	byName    map[string]int // short name -> field index
+	byEnv     map[string]int // EnvName of the short name -> field index
+}
+
+func newScope[O any](name, label string, state func(*O) *keyState, fields ...field[O]) *scope[O] {
+	prefix := "hystrix." + name + "."
+	sc := &scope[O]{names: names{name: name, label: label, prefix: prefix, envPrefix: EnvName(prefix),
+		byName: map[string]int{}, byEnv: map[string]int{}}, fields: fields, state: state}
 	for i, f := range fields {
 		f.setScope(name)
+		sc.shorts = append(sc.shorts, f.shortName())
+		sc.envShorts = append(sc.envShorts, EnvName(f.shortName()))
 		sc.byName[f.shortName()] = i
+		sc.byEnv[EnvName(f.shortName())] = i
 	}
 	return sc
 }
@@ -271,9 +290,8 @@ func (sc *scope[O]) init(o *O, inCode Overrides, scratch *[]any) error {
 }
 
 // refresh re-resolves every field against lookup (the dynamic sources) and publishes
-// the values that changed. A bad value leaves its property at the previous value; it is
-// returned once (until it changes or goes away), so a lingering bad value is not
-// reported again on every unrelated change.
+// the values that changed. A bad value leaves its property at the previous value; every
+// bad value is returned (keyState.unreported picks those to report).
 func (sc *scope[O]) refresh(o *O, lookup func(string) (string, bool), scratch *[]any) []*PropertyError {
 	r := sc.resolution(o, scratch)
 	defer r.done()
@@ -300,7 +318,7 @@ func (sc *scope[O]) refresh(o *O, lookup func(string) (string, bool), scratch *[
 	for i, f := range sc.fields {
 		f.commit(r, i)
 	}
-	return r.k.unreported(errs)
+	return errs
 }
 
 // resolve finds the raw value of field i by precedence: hystrix.<scope>.<key>.X, the

@@ -5,56 +5,54 @@ import (
 	"strings"
 )
 
-// inCodeHint helps with an unknown short name n set in code: a full Hystrix name of
-// this scope, a name of another scope, or a near miss of a name of this scope.
-func (sc *scope[O]) inCodeHint(n string) string {
-	prefix := "hystrix." + sc.name + "."
-	if rest, ok := strings.CutPrefix(n, prefix); ok {
+// allNames are the names of every scope.
+var allNames = []*names{&commandScope.names, &threadPoolScope.names, &collapserScope.names}
+
+// namesOf returns the names of scope ("command", "threadpool", "collapser").
+func namesOf(scope string) *names {
+	for _, n := range allNames {
+		if n.name == scope {
+			return n
+		}
+	}
+	panic("config: no scope " + scope)
+}
+
+func (n *names) has(short string) bool { _, ok := n.byName[short]; return ok }
+
+// inCodeHint helps with an unknown short name set in code: the short form of a full
+// Hystrix name of this scope, the scope that has the name, or a near miss.
+func (n *names) inCodeHint(short string) string {
+	if rest, ok := strings.CutPrefix(short, "hystrix."+n.name+"."); ok {
 		for i := range len(rest) {
-			if rest[i] == '.' && sc.has(rest[i+1:]) {
+			if rest[i] == '.' && n.has(rest[i+1:]) {
 				return "set in code by short name: " + strconv.Quote(rest[i+1:])
 			}
 		}
 	}
-	if other := otherScope(n, sc.name); other != "" {
-		return strconv.Quote(n) + " is a " + other + " property"
+	for _, other := range allNames {
+		if other != n && other.has(short) {
+			return strconv.Quote(short) + " is a " + other.label + " property"
+		}
 	}
-	if best, _, ok := sc.closest(n); ok {
+	if best, _, ok := closest(short, n.shorts); ok {
 		return "did you mean " + strconv.Quote(best) + "?"
 	}
 	return ""
 }
 
-// dynamicHint helps with an unknown dynamic name hystrix.<scope>.<rest>: the name with
-// the closest known short name after some dot of rest (keys may hold dots).
-func (sc *scope[O]) dynamicHint(rest string) string {
-	best, bestKey, bestDist := "", "", -1
-	for i := range len(rest) {
-		if rest[i] != '.' {
-			continue
-		}
-		if s, d, ok := sc.closest(rest[i+1:]); ok && (bestDist < 0 || d < bestDist) {
-			best, bestKey, bestDist = s, rest[:i], d
-		}
-	}
-	if bestDist < 0 {
-		return ""
-	}
-	return "did you mean hystrix." + sc.name + "." + bestKey + "." + best + "?"
-}
-
-// closest returns the short name of sc nearest to n (ignoring letter case) and its
-// distance; ok if it is near enough to be a misspelling: at most 2 edits, or one in
-// five characters.
-func (sc *scope[O]) closest(n string) (best string, dist int, ok bool) {
-	ln := strings.ToLower(n)
+// closest returns the candidate nearest to s (ignoring letter case) and its distance;
+// ok if it is near enough to be a misspelling: at most 2 edits, or one in five
+// characters.
+func closest(s string, candidates []string) (best string, dist int, ok bool) {
+	ls := strings.ToLower(s)
 	dist = -1
-	for _, f := range sc.fields {
-		if d := distance(ln, strings.ToLower(f.shortName())); dist < 0 || d < dist {
-			best, dist = f.shortName(), d
+	for _, c := range candidates {
+		if d := distance(ls, strings.ToLower(c)); dist < 0 || d < dist {
+			best, dist = c, d
 		}
 	}
-	return best, dist, dist >= 0 && dist <= max(2, len(n)/5)
+	return best, dist, dist >= 0 && dist <= max(2, len(s)/5)
 }
 
 // distance is the Levenshtein distance between a and b (in bytes).

@@ -65,7 +65,7 @@ var (
 
 // threadPoolScope is the table of every thread-pool property, shared by every pool key.
 var threadPoolScope = func() *scope[pool] {
-	sc := newScope("threadpool", func(p *pool) *keyState { return &p.k },
+	sc := newScope("threadpool", "thread-pool", func(p *pool) *keyState { return &p.k },
 		ThreadPoolCoreSize.d,
 		ThreadPoolMaximumSize.d,
 		ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.d,

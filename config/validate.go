@@ -119,19 +119,3 @@ func anyScopeField(n string) codecField {
 	}
 	return nil
 }
-
-// otherScope returns the scope other than skip that has short name n ("thread-pool"),
-// or "".
-func otherScope(n, skip string) string {
-	switch {
-	case skip != commandScope.name && commandScope.has(n):
-		return "command"
-	case skip != threadPoolScope.name && threadPoolScope.has(n):
-		return "thread-pool"
-	case skip != collapserScope.name && collapserScope.has(n):
-		return "collapser"
-	}
-	return ""
-}
-
-func (sc *scope[O]) has(n string) bool { _, ok := sc.byName[n]; return ok }
