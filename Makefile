@@ -1,7 +1,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test test-bench test-modules fmt-check vet bench bench-lib cover demo e2e e2e-setup
+.PHONY: build test test-bench test-modules fmt-check vet fuzz bench bench-lib cover demo e2e e2e-setup
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
@@ -28,6 +28,18 @@ vet:
 
 test: fmt-check vet test-bench test-modules
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
+	$(MAKE) --no-print-directory fuzz
+
+# FUZZ_TARGETS are the parser fuzz tests (package:target); make test runs each for
+# FUZZTIME, one after the other.
+FUZZ_TARGETS := config:FuzzParseProperties config:FuzzDuration config:FuzzEnvName
+FUZZTIME ?= 5s
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== fuzz $$t"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./$${t%%:*}; \
+	done
 
 test-modules:
 	@set -e; for m in $(MODULES); do \

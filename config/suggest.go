@@ -45,14 +45,21 @@ func (n *names) inCodeHint(short string) string {
 // ok if it is near enough to be a misspelling: at most 2 edits, or one in five
 // characters.
 func closest(s string, candidates []string) (best string, dist int, ok bool) {
-	ls := strings.ToLower(s)
+	limit := max(2, len(s)/5)
+	ls := ""
 	dist = -1
 	for _, c := range candidates {
+		if abs(len(s)-len(c)) > limit {
+			continue // farther than limit (so long inputs cost nothing)
+		}
+		if ls == "" {
+			ls = strings.ToLower(s)
+		}
 		if d := distance(ls, strings.ToLower(c)); dist < 0 || d < dist {
 			best, dist = c, d
 		}
 	}
-	return best, dist, dist >= 0 && dist <= max(2, len(s)/5)
+	return best, dist, dist >= 0 && dist <= limit
 }
 
 // distance is the Levenshtein distance between a and b (in bytes).
@@ -75,3 +82,5 @@ func distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+func abs(n int) int { return max(n, -n) }
