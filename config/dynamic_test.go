@@ -2,15 +2,12 @@ package config
 
 import (
 	"errors"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
 
 // errLog collects the errors a Store reports.
@@ -327,11 +324,7 @@ func TestConcurrentSetAndGet(t *testing.T) {
 }
 
 func TestInvalidValueLoggedWithSlog(t *testing.T) {
-	var buf syncbuf.Buffer
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
-	defer slog.SetDefault(prev)
-
+	buf := captureSlog(t)
 	mem, store, _ := newTestStore(t)
 	_, err := store.Command("Logged", nil)
 	require.NoError(t, err)

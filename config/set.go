@@ -26,7 +26,6 @@ type keyState struct {
 	reported map[string]string // full name -> bad value already reported; nil when none
 	idx      int               // index in Store.sets; -1 once forgotten
 	envTwin  string            // a held key (or "default") sharing its environment names
-
 }
 
 // inCodeValue is one value set in code: the raw string of field i.

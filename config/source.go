@@ -52,9 +52,11 @@ func (e *RefusedError) Error() string {
 }
 
 // Unwrap returns the entries.
-func (e *RefusedError) Unwrap() []error {
-	out := make([]error, len(e.Entries))
-	for i, pe := range e.Entries {
+func (e *RefusedError) Unwrap() []error { return asErrors(e.Entries) }
+
+func asErrors(pes []*PropertyError) []error {
+	out := make([]error, len(pes))
+	for i, pe := range pes {
 		out[i] = pe
 	}
 	return out

@@ -204,7 +204,7 @@ func getOrCreate[P any, PP interface {
 // cached returns the held properties p of key, after validating inCode unless it is the
 // same as the values p was created with: the first creation wins, but a later call with
 // an unknown name or a bad value still gets its error.
-func cached[P any](p *P, same bool, sc interface{ validate(string, Overrides) error }, key string, inCode Overrides) (*P, error) {
+func cached[P any](p *P, same bool, sc *scope[P], key string, inCode Overrides) (*P, error) {
 	if !same && len(inCode) > 0 {
 		if err := sc.validate(key, inCode); err != nil {
 			return nil, err
@@ -261,7 +261,7 @@ func forget[P any, PP interface {
 	delete(*cache, key)
 	k := PP(p).state()
 	errs := s.unpairEnvName(PP(p))
-	defer s.report(errs)
+	defer s.report(errs) // after the unlock below
 	defer s.mu.Unlock()
 	s.sets[k.idx] = nil
 	k.idx = -1
@@ -432,7 +432,7 @@ func (s *Store) refresh() error {
 	unknown, warn := s.unknownNames()
 	s.mu.Unlock()
 	s.report(append(fresh, warn...))
-	return joinErrors(append(all, unknown...))
+	return errors.Join(asErrors(append(all, unknown...))...)
 }
 
 // unknownNames returns an error for every name of the sources that is in a property
@@ -457,17 +457,6 @@ func (s *Store) unknownNames() (all, fresh []*PropertyError) {
 		}
 	}
 	return all, fresh
-}
-
-func joinErrors(errs []*PropertyError) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	out := make([]error, len(errs))
-	for i, e := range errs {
-		out[i] = e
-	}
-	return errors.Join(out...)
 }
 
 // report logs each rejected value and passes it to the OnError callbacks.

@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
 
 // applyWithin is how soon the watcher must apply an edit.
@@ -96,11 +93,7 @@ func TestFileSourceFollowsConfigMapSwap(t *testing.T) {
 }
 
 func TestFileSourceBadEditKeepsPreviousValues(t *testing.T) {
-	var buf syncbuf.Buffer
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
-	defer slog.SetDefault(prev)
-
+	buf := captureSlog(t)
 	path := filepath.Join(t.TempDir(), "hystrix.properties")
 	writeFile(t, path, "hystrix.command.W.execution.isolation.thread.timeoutInMilliseconds=300\n")
 	src, c, log := watchedCommand(t, path)
