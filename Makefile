@@ -1,17 +1,17 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test test-bench test-modules fmt-check vet bench bench-lib cover demo e2e e2e-setup
+.PHONY: build test test-bench test-modules fmt-check vet fuzz bench bench-lib cover demo e2e e2e-setup e2e-etcd
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
 # core packages links none of their dependencies. make test vets and tests each of them.
-MODULES :=
+MODULES := contrib/hystrixetcd
 
 # E2E_TARGETS are the end-to-end suites: each starts the real servers it needs (etcd,
 # Prometheus, a browser) on 127.0.0.1 and stops them. make e2e installs what is missing
 # first (scripts/e2e-setup.sh) and then runs them all.
-E2E_TARGETS :=
+E2E_TARGETS := e2e-etcd
 
 # ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
 ARGS ?=
@@ -28,6 +28,18 @@ vet:
 
 test: fmt-check vet test-bench test-modules
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
+	$(MAKE) --no-print-directory fuzz
+
+# FUZZ_TARGETS are the parser fuzz tests (package:target); make test runs each for
+# FUZZTIME, one after the other.
+FUZZ_TARGETS := config:FuzzParseProperties config:FuzzDuration config:FuzzEnvName
+FUZZTIME ?= 5s
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== fuzz $$t"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./$${t%%:*}; \
+	done
 
 test-modules:
 	@set -e; for m in $(MODULES); do \
@@ -40,6 +52,11 @@ e2e: e2e-setup
 
 e2e-setup:
 	./scripts/e2e-setup.sh
+
+# e2e-etcd runs the etcd source against a real etcd (started and stopped by the tests on
+# 127.0.0.1 with a temporary data directory).
+e2e-etcd:
+	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m ./...
 
 # test-bench keeps the peer comparison module (bench/, its own go.mod) compiling and its
 # summariser tested against the library as it is.

@@ -3,6 +3,7 @@ module github.com/rxhystrix/rxhystrix
 go 1.26
 
 require (
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/stretchr/testify v1.11.1
 	go.uber.org/goleak v1.3.0
 )
@@ -12,6 +13,7 @@ require (
 	github.com/emirpasic/gods v1.12.0 // indirect
 	github.com/stretchr/objx v0.5.2 // indirect
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
+	golang.org/x/sys v0.26.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -48,21 +49,45 @@ func parseBool(s string) (bool, error) {
 	return false, errors.New("not a boolean (want true or false)")
 }
 
-// durationCodec reads and prints a whole number of unit (the unit in the property name).
+// durationCodec reads a whole number of unit (the unit in the property name, Hystrix's
+// form: "300") or a Go duration that is a whole number of unit ("300ms", "1.5s"), and
+// prints a whole number of unit. Either way the value is at most a 32-bit int of unit.
 func durationCodec(unit time.Duration) codec[time.Duration] {
 	return codec[time.Duration]{
-		parse: func(s string) (time.Duration, error) {
-			n, err := parseInt(s)
-			if err != nil {
-				return 0, err
-			}
-			if int64(n) > math.MaxInt64/int64(unit) {
-				return 0, errors.New("too large")
-			}
-			return time.Duration(n) * unit, nil
-		},
+		parse:  func(s string) (time.Duration, error) { return parseDuration(s, unit) },
 		format: func(d time.Duration) string { return strconv.FormatInt(int64(d/unit), 10) },
 	}
+}
+
+// unitNames are the unit words of the duration errors.
+var unitNames = map[time.Duration]string{time.Millisecond: "milliseconds", time.Minute: "minutes"}
+
+func parseDuration(s string, unit time.Duration) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return unitsToDuration(n, unit)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration (want whole %s, e.g. 300, or Go syntax, e.g. 300ms)",
+			unitNames[unit])
+	}
+	if d%unit != 0 {
+		return 0, fmt.Errorf("not a whole number of %s", unitNames[unit])
+	}
+	return unitsToDuration(int64(d/unit), unit)
+}
+
+// unitsToDuration returns n units, refusing what is no 32-bit int (a Java int, as in
+// Hystrix) or does not fit a time.Duration.
+func unitsToDuration(n int64, unit time.Duration) (time.Duration, error) {
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		return 0, errors.New("out of the 32-bit integer range")
+	}
+	if n > math.MaxInt64/int64(unit) || n < math.MinInt64/int64(unit) {
+		return 0, errors.New("too large")
+	}
+	return time.Duration(n) * unit, nil
 }
 
 // atLeast rejects ints below lo.

@@ -33,27 +33,50 @@ type CollapserProperties struct {
 
 type coll = CollapserProperties
 
+// The Keys of the collapser properties: Collapser and the name of the field of
+// CollapserProperties they set; the fields give defaults and ranges.
+var (
+	// CollapserMaxRequestsInBatch is maxRequestsInBatch.
+	CollapserMaxRequestsInBatch = key("maxRequestsInBatch", 0, intCodec, atLeast(0),
+		func(c *coll) **Property[int] { return &c.MaxRequestsInBatch })
+	// CollapserTimerDelay is timerDelayInMilliseconds.
+	CollapserTimerDelay = key("timerDelayInMilliseconds", 10*time.Millisecond, millisCodec, positive,
+		func(c *coll) **Property[time.Duration] { return &c.TimerDelay })
+	// CollapserRequestCacheEnabled is requestCache.enabled.
+	CollapserRequestCacheEnabled = key("requestCache.enabled", true, boolCodec, nil,
+		func(c *coll) **Property[bool] { return &c.RequestCacheEnabled })
+	// CollapserRollingStatsWindow is metrics.rollingStats.timeInMilliseconds.
+	CollapserRollingStatsWindow = key("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
+		func(c *coll) **Property[time.Duration] { return &c.RollingStatsWindow })
+	// CollapserRollingStatsBuckets is metrics.rollingStats.numBuckets.
+	CollapserRollingStatsBuckets = key("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
+		func(c *coll) **Property[int] { return &c.RollingStatsBuckets })
+	// CollapserRollingPercentileEnabled is metrics.rollingPercentile.enabled.
+	CollapserRollingPercentileEnabled = key("metrics.rollingPercentile.enabled", true, boolCodec, nil,
+		func(c *coll) **Property[bool] { return &c.RollingPercentileEnabled })
+	// CollapserRollingPercentileWindow is metrics.rollingPercentile.timeInMilliseconds.
+	CollapserRollingPercentileWindow = key("metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive,
+		func(c *coll) **Property[time.Duration] { return &c.RollingPercentileWindow })
+	// CollapserRollingPercentileBuckets is metrics.rollingPercentile.numBuckets.
+	CollapserRollingPercentileBuckets = key("metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1),
+		func(c *coll) **Property[int] { return &c.RollingPercentileBuckets })
+	// CollapserRollingPercentileBucketSize is metrics.rollingPercentile.bucketSize.
+	CollapserRollingPercentileBucketSize = key("metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1),
+		func(c *coll) **Property[int] { return &c.RollingPercentileBucketSize })
+)
+
 // collapserScope is the table of every collapser property, shared by every collapser key.
 var collapserScope = func() *scope[coll] {
-	sc := newScope("collapser", func(c *coll) *keyState { return &c.k },
-		prop("maxRequestsInBatch", 0, intCodec, atLeast(0),
-			func(c *coll) **Property[int] { return &c.MaxRequestsInBatch }),
-		prop("timerDelayInMilliseconds", 10*time.Millisecond, millisCodec, positive,
-			func(c *coll) **Property[time.Duration] { return &c.TimerDelay }),
-		prop("requestCache.enabled", true, boolCodec, nil,
-			func(c *coll) **Property[bool] { return &c.RequestCacheEnabled }),
-		prop("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
-			func(c *coll) **Property[time.Duration] { return &c.RollingStatsWindow }),
-		prop("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
-			func(c *coll) **Property[int] { return &c.RollingStatsBuckets }),
-		prop("metrics.rollingPercentile.enabled", true, boolCodec, nil,
-			func(c *coll) **Property[bool] { return &c.RollingPercentileEnabled }),
-		prop("metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive,
-			func(c *coll) **Property[time.Duration] { return &c.RollingPercentileWindow }),
-		prop("metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1),
-			func(c *coll) **Property[int] { return &c.RollingPercentileBuckets }),
-		prop("metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1),
-			func(c *coll) **Property[int] { return &c.RollingPercentileBucketSize }),
+	sc := newScope("collapser", "collapser", func(c *coll) *keyState { return &c.k },
+		CollapserMaxRequestsInBatch.d,
+		CollapserTimerDelay.d,
+		CollapserRequestCacheEnabled.d,
+		CollapserRollingStatsWindow.d,
+		CollapserRollingStatsBuckets.d,
+		CollapserRollingPercentileEnabled.d,
+		CollapserRollingPercentileWindow.d,
+		CollapserRollingPercentileBuckets.d,
+		CollapserRollingPercentileBucketSize.d,
 	)
 	sc.checks = []check[coll]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),

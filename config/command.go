@@ -63,57 +63,110 @@ type CommandProperties struct {
 
 type cmd = CommandProperties
 
+// The Keys of the command properties, named like the field of CommandProperties they set
+// (IsolationStrategy's is ExecutionIsolationStrategy); the fields give defaults and ranges.
+var (
+	// ExecutionIsolationStrategy is execution.isolation.strategy.
+	ExecutionIsolationStrategy = key("execution.isolation.strategy", Thread, isolationCodec, nil,
+		func(c *cmd) **Property[IsolationStrategy] { return &c.IsolationStrategy })
+	// ExecutionTimeout is execution.isolation.thread.timeoutInMilliseconds.
+	ExecutionTimeout = key("execution.isolation.thread.timeoutInMilliseconds", time.Second, millisCodec, positive,
+		func(c *cmd) **Property[time.Duration] { return &c.ExecutionTimeout })
+	// ExecutionTimeoutEnabled is execution.timeout.enabled.
+	ExecutionTimeoutEnabled = key("execution.timeout.enabled", true, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.ExecutionTimeoutEnabled })
+	// InterruptOnTimeout is execution.isolation.thread.interruptOnTimeout.
+	InterruptOnTimeout = key("execution.isolation.thread.interruptOnTimeout", true, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.InterruptOnTimeout })
+	// InterruptOnFutureCancel is execution.isolation.thread.interruptOnFutureCancel.
+	InterruptOnFutureCancel = key("execution.isolation.thread.interruptOnFutureCancel", false, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.InterruptOnFutureCancel })
+	// ExecutionMaxConcurrentRequests is execution.isolation.semaphore.maxConcurrentRequests.
+	ExecutionMaxConcurrentRequests = key("execution.isolation.semaphore.maxConcurrentRequests", 10, intCodec, atLeast(0),
+		func(c *cmd) **Property[int] { return &c.ExecutionMaxConcurrentRequests })
+	// FallbackMaxConcurrentRequests is fallback.isolation.semaphore.maxConcurrentRequests.
+	FallbackMaxConcurrentRequests = key("fallback.isolation.semaphore.maxConcurrentRequests", 10, intCodec, atLeast(0),
+		func(c *cmd) **Property[int] { return &c.FallbackMaxConcurrentRequests })
+	// FallbackEnabled is fallback.enabled.
+	FallbackEnabled = key("fallback.enabled", true, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.FallbackEnabled })
+	// CircuitBreakerEnabled is circuitBreaker.enabled.
+	CircuitBreakerEnabled = key("circuitBreaker.enabled", true, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.CircuitBreakerEnabled })
+	// CircuitBreakerRequestVolumeThreshold is circuitBreaker.requestVolumeThreshold.
+	CircuitBreakerRequestVolumeThreshold = key("circuitBreaker.requestVolumeThreshold", 20, intCodec, atLeast(0),
+		func(c *cmd) **Property[int] { return &c.CircuitBreakerRequestVolumeThreshold })
+	// CircuitBreakerSleepWindow is circuitBreaker.sleepWindowInMilliseconds.
+	CircuitBreakerSleepWindow = key("circuitBreaker.sleepWindowInMilliseconds", 5*time.Second, millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.CircuitBreakerSleepWindow })
+	// CircuitBreakerErrorThresholdPercentage is circuitBreaker.errorThresholdPercentage.
+	CircuitBreakerErrorThresholdPercentage = key("circuitBreaker.errorThresholdPercentage", 50, intCodec, percentage,
+		func(c *cmd) **Property[int] { return &c.CircuitBreakerErrorThresholdPercentage })
+	// CircuitBreakerForceOpen is circuitBreaker.forceOpen.
+	CircuitBreakerForceOpen = key("circuitBreaker.forceOpen", false, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.CircuitBreakerForceOpen })
+	// CircuitBreakerForceClosed is circuitBreaker.forceClosed.
+	CircuitBreakerForceClosed = key("circuitBreaker.forceClosed", false, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.CircuitBreakerForceClosed })
+	// RollingStatsWindow is metrics.rollingStats.timeInMilliseconds.
+	RollingStatsWindow = key("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
+		func(c *cmd) **Property[time.Duration] { return &c.RollingStatsWindow })
+	// RollingStatsBuckets is metrics.rollingStats.numBuckets.
+	RollingStatsBuckets = key("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
+		func(c *cmd) **Property[int] { return &c.RollingStatsBuckets })
+	// RollingPercentileEnabled is metrics.rollingPercentile.enabled.
+	RollingPercentileEnabled = key("metrics.rollingPercentile.enabled", true, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.RollingPercentileEnabled })
+	// RollingPercentileWindow is metrics.rollingPercentile.timeInMilliseconds.
+	RollingPercentileWindow = key("metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive,
+		func(c *cmd) **Property[time.Duration] { return &c.RollingPercentileWindow })
+	// RollingPercentileBuckets is metrics.rollingPercentile.numBuckets.
+	RollingPercentileBuckets = key("metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1),
+		func(c *cmd) **Property[int] { return &c.RollingPercentileBuckets })
+	// RollingPercentileBucketSize is metrics.rollingPercentile.bucketSize.
+	RollingPercentileBucketSize = key("metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1),
+		func(c *cmd) **Property[int] { return &c.RollingPercentileBucketSize })
+	// HealthSnapshotInterval is metrics.healthSnapshot.intervalInMilliseconds.
+	HealthSnapshotInterval = key("metrics.healthSnapshot.intervalInMilliseconds", 500*time.Millisecond, millisCodec, positive,
+		func(c *cmd) **Property[time.Duration] { return &c.HealthSnapshotInterval })
+	// RequestCacheEnabled is requestCache.enabled.
+	RequestCacheEnabled = key("requestCache.enabled", true, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.RequestCacheEnabled })
+	// RequestLogEnabled is requestLog.enabled.
+	RequestLogEnabled = key("requestLog.enabled", true, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.RequestLogEnabled })
+	// ThreadPoolKeyOverride is threadPoolKeyOverride.
+	ThreadPoolKeyOverride = key("threadPoolKeyOverride", "", strCodec, nil,
+		func(c *cmd) **Property[string] { return &c.ThreadPoolKeyOverride })
+)
+
 // commandScope is the table of every command property, shared by every command key.
 var commandScope = func() *scope[cmd] {
-	sc := newScope("command", func(c *cmd) *keyState { return &c.k },
-		prop("execution.isolation.strategy", Thread, isolationCodec, nil,
-			func(c *cmd) **Property[IsolationStrategy] { return &c.IsolationStrategy }),
-		prop("execution.isolation.thread.timeoutInMilliseconds", time.Second, millisCodec, positive,
-			func(c *cmd) **Property[time.Duration] { return &c.ExecutionTimeout }),
-		prop("execution.timeout.enabled", true, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.ExecutionTimeoutEnabled }),
-		prop("execution.isolation.thread.interruptOnTimeout", true, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.InterruptOnTimeout }),
-		prop("execution.isolation.thread.interruptOnFutureCancel", false, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.InterruptOnFutureCancel }),
-		prop("execution.isolation.semaphore.maxConcurrentRequests", 10, intCodec, atLeast(0),
-			func(c *cmd) **Property[int] { return &c.ExecutionMaxConcurrentRequests }),
-		prop("fallback.isolation.semaphore.maxConcurrentRequests", 10, intCodec, atLeast(0),
-			func(c *cmd) **Property[int] { return &c.FallbackMaxConcurrentRequests }),
-		prop("fallback.enabled", true, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.FallbackEnabled }),
-		prop("circuitBreaker.enabled", true, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.CircuitBreakerEnabled }),
-		prop("circuitBreaker.requestVolumeThreshold", 20, intCodec, atLeast(0),
-			func(c *cmd) **Property[int] { return &c.CircuitBreakerRequestVolumeThreshold }),
-		prop("circuitBreaker.sleepWindowInMilliseconds", 5*time.Second, millisCodec, nonNegative,
-			func(c *cmd) **Property[time.Duration] { return &c.CircuitBreakerSleepWindow }),
-		prop("circuitBreaker.errorThresholdPercentage", 50, intCodec, percentage,
-			func(c *cmd) **Property[int] { return &c.CircuitBreakerErrorThresholdPercentage }),
-		prop("circuitBreaker.forceOpen", false, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.CircuitBreakerForceOpen }),
-		prop("circuitBreaker.forceClosed", false, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.CircuitBreakerForceClosed }),
-		prop("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
-			func(c *cmd) **Property[time.Duration] { return &c.RollingStatsWindow }),
-		prop("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
-			func(c *cmd) **Property[int] { return &c.RollingStatsBuckets }),
-		prop("metrics.rollingPercentile.enabled", true, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.RollingPercentileEnabled }),
-		prop("metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive,
-			func(c *cmd) **Property[time.Duration] { return &c.RollingPercentileWindow }),
-		prop("metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1),
-			func(c *cmd) **Property[int] { return &c.RollingPercentileBuckets }),
-		prop("metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1),
-			func(c *cmd) **Property[int] { return &c.RollingPercentileBucketSize }),
-		prop("metrics.healthSnapshot.intervalInMilliseconds", 500*time.Millisecond, millisCodec, positive,
-			func(c *cmd) **Property[time.Duration] { return &c.HealthSnapshotInterval }),
-		prop("requestCache.enabled", true, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.RequestCacheEnabled }),
-		prop("requestLog.enabled", true, boolCodec, nil,
-			func(c *cmd) **Property[bool] { return &c.RequestLogEnabled }),
-		prop("threadPoolKeyOverride", "", strCodec, nil,
-			func(c *cmd) **Property[string] { return &c.ThreadPoolKeyOverride }),
+	sc := newScope("command", "command", func(c *cmd) *keyState { return &c.k },
+		ExecutionIsolationStrategy.d,
+		ExecutionTimeout.d,
+		ExecutionTimeoutEnabled.d,
+		InterruptOnTimeout.d,
+		InterruptOnFutureCancel.d,
+		ExecutionMaxConcurrentRequests.d,
+		FallbackMaxConcurrentRequests.d,
+		FallbackEnabled.d,
+		CircuitBreakerEnabled.d,
+		CircuitBreakerRequestVolumeThreshold.d,
+		CircuitBreakerSleepWindow.d,
+		CircuitBreakerErrorThresholdPercentage.d,
+		CircuitBreakerForceOpen.d,
+		CircuitBreakerForceClosed.d,
+		RollingStatsWindow.d,
+		RollingStatsBuckets.d,
+		RollingPercentileEnabled.d,
+		RollingPercentileWindow.d,
+		RollingPercentileBuckets.d,
+		RollingPercentileBucketSize.d,
+		HealthSnapshotInterval.d,
+		RequestCacheEnabled.d,
+		RequestLogEnabled.d,
+		ThreadPoolKeyOverride.d,
 	)
 	sc.checks = []check[cmd]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),

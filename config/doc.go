@@ -5,40 +5,64 @@
 // Main types: Store (resolves and caches properties per key; Default is process-wide,
 // NewStore makes a fresh one), CommandProperties / ThreadPoolProperties /
 // CollapserProperties (one *Property per Hystrix property), Property[T] (Get is one
-// atomic load), Source with MemorySource, EnvSource and FileSource, Overrides (values
-// set in code) and PropertyError.
+// atomic load), Key[O, T] (the typed name of a property: ExecutionTimeout,
+// ThreadPoolCoreSize, ...), Overrides (values set in code, by short name; Set builds
+// them from Keys), Source with MemorySource, EnvSource and FileSource (the etcd source
+// is in the module contrib/hystrixetcd), PropertyError and RefusedError.
+//
+// Values set in code, typed or as strings:
+//
+//	config.Set(config.ExecutionTimeout.Of(300*time.Millisecond))  // a typo does not compile
+//	config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300ms"}
+//
+// Durations take Hystrix's whole units ("300") or Go syntax ("300ms", "1.5s") in every
+// source. ValidateCommand, ValidateThreadPool and ValidateCollapser check values set in
+// code where a key is defined: unknown names (with the nearest known one), values that
+// do not parse or are out of range, cross-property rules. Store.Command etc. do the same
+// on every call; only the first call for a key applies its values (Overrides.Diff says
+// what a later one would change).
 //
 // Precedence, high to low, e.g. for a command:
 //
 //	hystrix.command.<KEY>.X  >  Overrides (set in code)  >  hystrix.command.default.X  >  built-in default
 //
 // and likewise hystrix.threadpool.<POOL>.X and hystrix.collapser.<KEY>.X. Among several
-// sources the first one passed to NewStore that has a name wins.
+// sources the first one that has a name wins: those passed to NewStore in their order,
+// then those added with Store.AddSource in the order added. Default is over
+// DefaultSource, then the environment, then what is added (a file, etcd).
 //
 // How a value flows from a source to Property.Get:
 //
-//	MemorySource.Set / FileSource.Reload
+//	MemorySource.Set / FileSource (fsnotify: edit, rename, symlink swap) / etcd watch
 //	      | onChange (synchronous, no source lock held)
 //	      v
 //	Store.refresh (Store lock) -- for every key: for every property:
 //	      |   resolve raw by precedence -> parse -> range check -> cross-property checks
 //	      |   bad value: keep previous, PropertyError -> slog.Warn + OnError callbacks
+//	      |   every name of every source: in a property scope but no property? warn once
 //	      v
 //	Property.v.Store(&newValue)       (only when the value changed)
 //	      v
 //	Property.Get() == *v.Load()       (hot path: one atomic load, no alloc)
+//
+// The refused entries travel back: onChange returns them, and the source's change call
+// (MemorySource.Set, FileSource.Reload) returns those of its own as a *RefusedError.
 //
 // Everything but Get happens off the hot path: building names, looking up sources and
 // parsing run only when a key is created or a source changes. Each Property is updated
 // on its own, so a reader racing a change may briefly see old and new values of
 // different properties mixed.
 //
+// Environment names fold case, punctuation and non-ASCII letters (EnvName), so two keys
+// can share them ("get-user" and "GET_USER"); a Store that holds both refuses the shared
+// variables for both and says so.
+//
 // Memory: what is the same for every key (short names, defaults, codecs, range and
 // cross-property rules) lives once in package-level tables; a key holds only its
 // owner struct and one small Property per property, whose value points to a shared
 // variable when it is the built-in default or a bool or IsolationStrategy. Full names
-// are built on demand (Property.Name, Settings). A command key costs about 0.9 KB of
-// heap, a thread-pool or collapser key about 0.4 KB (see memory_test.go).
+// are built on demand (Property.Name, Settings). A command key costs about 1 KB of
+// heap, a thread-pool or collapser key about 0.5 KB (see memory_test.go).
 //
 // Keys are held until forgotten: Store.ForgetCommand, ForgetThreadPool and
 // ForgetCollapser drop a key (for dynamic keys gone idle); the next Command etc. for it
@@ -46,7 +70,6 @@
 // they are referenced.
 //
 //	store := config.NewStore(mem, config.NewEnvSource())
-//	props, err := store.Command("GetUser", config.Overrides{
-//		"execution.isolation.thread.timeoutInMilliseconds": "500"})
+//	props, err := store.Command("GetUser", config.Set(config.ExecutionTimeout.Of(500*time.Millisecond)))
 //	timeout := props.ExecutionTimeout.Get() // 500ms unless hystrix.command.GetUser.… is set
 package config

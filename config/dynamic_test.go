@@ -2,15 +2,12 @@ package config
 
 import (
 	"errors"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
 
 // errLog collects the errors a Store reports.
@@ -20,6 +17,8 @@ type errLog struct {
 }
 
 func (l *errLog) add(err error) { l.mu.Lock(); l.errs = append(l.errs, err); l.mu.Unlock() }
+
+func (l *errLog) count() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.errs) }
 
 func (l *errLog) take() []error {
 	l.mu.Lock()
@@ -83,7 +82,7 @@ func TestInvalidDynamicValueRejected(t *testing.T) {
 			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
 		{"execution.isolation.thread.timeoutInMilliseconds", "0", "must be > 0",
 			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
-		{"execution.isolation.thread.timeoutInMilliseconds", "1s", "not a 32-bit integer",
+		{"execution.isolation.thread.timeoutInMilliseconds", "1.5ms", "not a whole number of milliseconds",
 			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
 		{"execution.isolation.semaphore.maxConcurrentRequests", "-1", "must be >= 0",
 			func(c *CommandProperties) string { return c.ExecutionMaxConcurrentRequests.String() }, "10"},
@@ -107,7 +106,7 @@ func TestInvalidDynamicValueRejected(t *testing.T) {
 			func(c *CommandProperties) string { return c.RollingPercentileBuckets.String() }, "6"},
 		{"metrics.rollingPercentile.bucketSize", "0", "must be >= 1",
 			func(c *CommandProperties) string { return c.RollingPercentileBucketSize.String() }, "100"},
-		{"metrics.healthSnapshot.intervalInMilliseconds", "99999999999", "not a 32-bit integer",
+		{"metrics.healthSnapshot.intervalInMilliseconds", "99999999999", "out of the 32-bit integer range",
 			func(c *CommandProperties) string { return c.HealthSnapshotInterval.String() }, "500"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
@@ -140,7 +139,7 @@ func TestInvalidDynamicMessageNamesProperty(t *testing.T) {
 	errs := log.take()
 	require.Len(t, errs, 1)
 	assert.EqualError(t, errs[0],
-		`config: hystrix.command.Msg.execution.isolation.thread.timeoutInMilliseconds: invalid value "abc": not a 32-bit integer`)
+		`config: hystrix.command.Msg.execution.isolation.thread.timeoutInMilliseconds: invalid value "abc": not a duration (want whole milliseconds, e.g. 300, or Go syntax, e.g. 300ms)`)
 
 	mem.Set("hystrix.command.default."+timeoutName, "-1")
 	assert.Empty(t, log.take(), "a default shadowed by the in-code value is not even read")
@@ -325,11 +324,7 @@ func TestConcurrentSetAndGet(t *testing.T) {
 }
 
 func TestInvalidValueLoggedWithSlog(t *testing.T) {
-	var buf syncbuf.Buffer
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
-	defer slog.SetDefault(prev)
-
+	buf := captureSlog(t)
 	mem, store, _ := newTestStore(t)
 	_, err := store.Command("Logged", nil)
 	require.NoError(t, err)

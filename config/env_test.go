@@ -38,5 +38,81 @@ func TestEnvSource(t *testing.T) {
 	assert.Equal(t, "250", v)
 	_, ok = env.Get("hystrix.command.Nobody.fallback.enabled")
 	assert.False(t, ok)
-	env.Subscribe(func() { t.Error("never called") })()
+	env.Subscribe(func() error { t.Error("never called"); return nil })()
+}
+
+func TestEnvNamesSharedByTwoKeysAreRefusedForBoth(t *testing.T) {
+	t.Setenv("HYSTRIX_COMMAND_GR__E_FALLBACK_ENABLED", "false")
+	t.Setenv("HYSTRIX_COMMAND_GR__E_EXECUTION_ISOLATION_THREAD_TIMEOUTINMILLISECONDS", "200")
+	t.Setenv("hystrix.command.Grüße.circuitBreaker.forceOpen", "true")
+	store := NewStore(NewEnvSource())
+	defer store.Close()
+	log := &errLog{}
+	defer store.OnError(log.add)()
+
+	a, err := store.Command("Größe", nil)
+	require.NoError(t, err)
+	assert.False(t, a.FallbackEnabled.Get(), "alone, the key reads the variable")
+	assert.Empty(t, log.take())
+
+	b, err := store.Command("Grüße", nil)
+	require.NoError(t, err)
+	assert.True(t, a.FallbackEnabled.Get(), "refused for the first key too")
+	assert.True(t, b.FallbackEnabled.Get())
+	assert.Equal(t, time.Second, a.ExecutionTimeout.Get())
+	assert.Equal(t, time.Second, b.ExecutionTimeout.Get())
+	assert.True(t, b.CircuitBreakerForceOpen.Get(), "an exact dotted name still applies")
+	assert.False(t, a.CircuitBreakerForceOpen.Get())
+	errs := log.take()
+	require.Len(t, errs, 4)
+	var msgs []string
+	for _, e := range errs {
+		assert.ErrorIs(t, e, ErrAmbiguousEnv)
+		msgs = append(msgs, e.Error())
+	}
+	assert.Contains(t, msgs, `config: hystrix.command.Größe.fallback.enabled: invalid value "false": ambiguous environment variable: `+
+		`HYSTRIX_COMMAND_GR__E_FALLBACK_ENABLED also names hystrix.command.Grüße.fallback.enabled; refused for both`)
+	assert.Contains(t, msgs, `config: hystrix.command.Grüße.fallback.enabled: invalid value "false": ambiguous environment variable: `+
+		`HYSTRIX_COMMAND_GR__E_FALLBACK_ENABLED also names hystrix.command.Größe.fallback.enabled; refused for both`)
+
+	require.True(t, store.ForgetCommand("Grüße"))
+	assert.False(t, a.FallbackEnabled.Get(), "alone again, the key reads the variable again")
+	assert.Equal(t, 200*time.Millisecond, a.ExecutionTimeout.Get())
+}
+
+func TestEnvNamesOfKeyDefaultAreTheDefaultLevel(t *testing.T) {
+	t.Setenv("HYSTRIX_COMMAND_DEFAULT_FALLBACK_ENABLED", "false")
+	store := NewStore(NewEnvSource())
+	defer store.Close()
+	log := &errLog{}
+	defer store.OnError(log.add)()
+	c, err := store.Command("Default", Overrides{"fallback.enabled": "true"})
+	require.NoError(t, err)
+	assert.True(t, c.FallbackEnabled.Get(), "the default level does not beat the value set in code")
+	errs := log.take()
+	require.Len(t, errs, 1)
+	assert.ErrorContains(t, errs[0], "HYSTRIX_COMMAND_DEFAULT_FALLBACK_ENABLED also names hystrix.command.default.fallback.enabled")
+	other, err := store.Command("Other", nil)
+	require.NoError(t, err)
+	assert.False(t, other.FallbackEnabled.Get(), "the default level applies to every key")
+}
+
+func TestEnvNamesSharedByThreeKeys(t *testing.T) {
+	t.Setenv("HYSTRIX_THREADPOOL_GET_USER_CORESIZE", "3")
+	store := NewStore(NewEnvSource())
+	defer store.Close()
+	var pools []*ThreadPoolProperties
+	for _, k := range []string{"get-user", "GET_USER", "Get.User"} {
+		p, err := store.ThreadPool(k, nil)
+		require.NoError(t, err)
+		pools = append(pools, p)
+	}
+	for _, p := range pools {
+		assert.Equal(t, 10, p.CoreSize.Get(), p.Key())
+	}
+	require.True(t, store.ForgetThreadPool("get-user"))
+	assert.Equal(t, 10, pools[1].CoreSize.Get(), "still two")
+	assert.Equal(t, 10, pools[2].CoreSize.Get())
+	require.True(t, store.ForgetThreadPool("Get.User"))
+	assert.Equal(t, 3, pools[1].CoreSize.Get(), "alone")
 }

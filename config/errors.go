@@ -24,6 +24,8 @@ type PropertyError struct {
 	InCode bool
 	// Err says why; it is ErrUnknownProperty for unknown names.
 	Err error
+	// Hint helps with an unknown name: the closest known name, or the scope that has it.
+	Hint string
 }
 
 // Error names the property and the rejected value.
@@ -33,7 +35,11 @@ func (e *PropertyError) Error() string {
 		where = " (set in code)"
 	}
 	if errors.Is(e.Err, ErrUnknownProperty) {
-		return fmt.Sprintf("config: unknown property %s%s (value %q)", e.Name, where, e.Value)
+		msg := fmt.Sprintf("config: unknown property %s%s (value %q)", e.Name, where, e.Value)
+		if e.Hint != "" {
+			msg += "; " + e.Hint
+		}
+		return msg
 	}
 	return fmt.Sprintf("config: %s%s: invalid value %q: %v", e.Name, where, e.Value, e.Err)
 }

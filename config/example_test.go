@@ -2,6 +2,9 @@ package config_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/config"
 )
@@ -23,8 +26,9 @@ func ExampleStore_Command() {
 	dynamic.Set("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "250")
 	fmt.Println(props.ExecutionTimeout.Get()) // dynamic key value beats code
 
-	dynamic.Set("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "soon")
+	err = dynamic.Set("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "soon")
 	fmt.Println(props.ExecutionTimeout.Get()) // invalid: previous value stays
+	fmt.Println(err)
 
 	for _, s := range props.Settings()[:2] {
 		fmt.Println(s.FullName, "=", s.Value)
@@ -33,6 +37,80 @@ func ExampleStore_Command() {
 	// 500ms
 	// 250ms
 	// 250ms
+	// config: memory: refused hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds: invalid value "soon": not a duration (want whole milliseconds, e.g. 300, or Go syntax, e.g. 300ms)
 	// hystrix.command.GetUser.execution.isolation.strategy = THREAD
 	// hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds = 250
+}
+
+// The typed form: every property has a Key, so a misspelt name does not compile, and
+// values have their Go types. Set gathers them into Overrides, the string form that
+// files, the environment and etcd use too.
+func ExampleSet() {
+	inCode := config.Set(
+		config.ExecutionIsolationStrategy.Of(config.Semaphore),
+		config.ExecutionTimeout.Of(300*time.Millisecond),
+		config.CircuitBreakerErrorThresholdPercentage.Of(25),
+	)
+	fmt.Println(inCode)
+
+	props, err := config.NewStore().Command("GetUser", inCode)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(props.IsolationStrategy.Get(), props.ExecutionTimeout.Get(),
+		props.CircuitBreakerErrorThresholdPercentage.Get())
+	// Output:
+	// map[circuitBreaker.errorThresholdPercentage:25 execution.isolation.strategy:SEMAPHORE execution.isolation.thread.timeoutInMilliseconds:300ms]
+	// SEMAPHORE 300ms 25
+}
+
+// ValidateCommand checks values set in code where a command is defined, so that a bad
+// definition fails at once instead of on every execution.
+func ExampleValidateCommand() {
+	err := config.ValidateCommand("GetUser", config.Overrides{
+		"execution.timeout.enable":                         "false",
+		"execution.isolation.thread.timeoutInMilliseconds": "-300ms",
+	})
+	fmt.Println(err)
+	// Output:
+	// config: unknown property hystrix.command.GetUser.execution.timeout.enable (set in code) (value "false"); did you mean "execution.timeout.enabled"?
+	// config: hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds (set in code): invalid value "-300ms": must be > 0
+}
+
+// A second definition of a key does not change it (the first wins, as in Hystrix);
+// Diff tells what it would have changed.
+func ExampleOverrides_Diff() {
+	first := config.Set(config.ExecutionTimeout.Of(300 * time.Millisecond))
+	second := config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "3000"}
+	fmt.Println(first.Diff(second))
+	// Output:
+	// [execution.isolation.thread.timeoutInMilliseconds: 300ms -> 3000]
+}
+
+// A .properties file joins the process-wide store; the file source watches the file, so
+// an edit applies within a second without a Reload.
+func ExampleStore_AddSource() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "hystrix.properties")
+	os.WriteFile(path, []byte("hystrix.command.Example.execution.isolation.thread.timeoutInMilliseconds=2s\n"), 0o600)
+
+	file, err := config.NewFileSource(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer file.Close()
+	remove, err := config.Default().AddSource(file) // below DefaultSource and the environment
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer remove()
+
+	props, _ := config.Default().Command("Example", nil)
+	fmt.Println(props.ExecutionTimeout.Get())
+	// Output:
+	// 2s
 }

@@ -61,6 +61,7 @@ func TestFileSource(t *testing.T) {
 	write("hystrix.command.F.execution.isolation.thread.timeoutInMilliseconds=300\n")
 	src, err := NewFileSource(path)
 	require.NoError(t, err)
+	defer src.Close()
 	store := NewStore(src)
 	defer store.Close()
 	c, err := store.Command("F", nil)
@@ -80,4 +81,24 @@ func TestFileSource(t *testing.T) {
 	assert.Error(t, src.Reload())
 	_, err = NewFileSource(path)
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestParsePropertiesByteOrderMark(t *testing.T) {
+	got, err := ParseProperties(strings.NewReader("\ufeffhystrix.command.default.fallback.enabled=false\nb=2\n"), "bom.properties")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"hystrix.command.default.fallback.enabled": "false", "b": "2"}, got)
+	_, err = ParseProperties(strings.NewReader("a=1\n\ufeffb=2\n"), "bom.properties")
+	require.NoError(t, err, "only a mark at the start is skipped")
+}
+
+func TestParsePropertiesLongLine(t *testing.T) {
+	long := "b=" + strings.Repeat("x", MaxLineLength-2)
+	got, err := ParseProperties(strings.NewReader("a=1\n"+long+"\n"), "long.properties")
+	require.NoError(t, err, "a line of MaxLineLength bytes is read")
+	assert.Len(t, got["b"], MaxLineLength-2)
+
+	_, err = ParseProperties(strings.NewReader("a=1\n# two\n"+long+"x\nc=3\n"), "long.properties")
+	var pe *ParseError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	assert.EqualError(t, err, "config: long.properties:3: line longer than 65536 bytes")
 }

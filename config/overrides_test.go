@@ -97,12 +97,18 @@ func TestUnknownOverrideName(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUnknownProperty)
 	assert.NotErrorIs(t, err, ErrInvalidValue)
 	assert.EqualError(t, err,
-		`config: unknown property hystrix.command.Typo.execution.isolation.thread.timeoutInMillis (set in code) (value "500")`)
+		`config: unknown property hystrix.command.Typo.execution.isolation.thread.timeoutInMillis (set in code) (value "500"); did you mean "execution.isolation.thread.timeoutInMilliseconds"?`)
 
 	_, err = store.ThreadPool("Typo", Overrides{"execution.isolation.strategy": "THREAD"})
 	assert.ErrorIs(t, err, ErrUnknownProperty, "a command property is not a thread-pool property")
+	assert.EqualError(t, err, `config: unknown property hystrix.threadpool.Typo.execution.isolation.strategy (set in code) (value "THREAD"); "execution.isolation.strategy" is a command property`)
 	_, err = store.Collapser("Typo", Overrides{"coreSize": "1"})
 	assert.ErrorIs(t, err, ErrUnknownProperty)
+	assert.ErrorContains(t, err, `"coreSize" is a thread-pool property`)
+	_, err = store.Command("Typo", Overrides{"hystrix.command.Typo.fallback.enabled": "false"})
+	assert.ErrorContains(t, err, `set in code by short name: "fallback.enabled"`)
+	_, err = store.Command("Typo", Overrides{"retries": "3"})
+	assert.EqualError(t, err, `config: unknown property hystrix.command.Typo.retries (set in code) (value "3")`, "nothing close: no hint")
 }
 
 func TestAllOverrideErrorsReported(t *testing.T) {

@@ -25,6 +25,7 @@ type keyState struct {
 	inCode   []inCodeValue     // values set in code, by field index; nil when none
 	reported map[string]string // full name -> bad value already reported; nil when none
 	idx      int               // index in Store.sets; -1 once forgotten
+	envTwin  string            // a held key (or "default") sharing its environment names
 }
 
 // inCodeValue is one value set in code: the raw string of field i.
@@ -71,6 +72,7 @@ type field[O any] interface {
 	commit(r *resolution[O], i int)
 	formatCand(r *resolution[O], i int) string
 	value(o *O) string
+	codecField
 }
 
 // desc describes one property of type T of owner type O: the metadata shared by every
@@ -83,16 +85,6 @@ type desc[O any, T comparable] struct {
 	valid  func(T) error // nil: any parsable value
 	values []T           // shared values (see codec.values)
 	field  func(*O) **Property[T]
-}
-
-// prop declares a property with its Hystrix short name, built-in default, codec,
-// per-value rule (nil: any parsable value) and field of the owner.
-func prop[O any, T comparable](short string, def T, c codec[T], valid func(T) error,
-	f func(*O) **Property[T]) field[O] {
-	d := &desc[O, T]{meta: meta[T]{short: short, format: c.format},
-		parse: c.parse, valid: valid, values: c.values, field: f}
-	d.def = d.intern(def, nil)
-	return d
 }
 
 func (d *desc[O, T]) shortName() string   { return d.short }
@@ -166,6 +158,15 @@ func (d *desc[O, T]) formatCand(r *resolution[O], i int) string {
 
 func (d *desc[O, T]) value(o *O) string { return (*d.field(o)).String() }
 
+func (d *desc[O, T]) defaultString() string { return d.format(*d.def) }
+
+func (d *desc[O, T]) canonical(raw string) string {
+	if v, err := d.parse(raw); err == nil {
+		return d.format(v)
+	}
+	return raw
+}
+
 // candValue returns the candidate value of field i, which must be of type T.
 func candValue[T any, O any](r *resolution[O], i int) T { return *r.cand[i].(*T) }
 
@@ -179,18 +180,35 @@ type check[O any] struct {
 // scope is the table of every property of one scope ("command", "threadpool",
 // "collapser"), shared by every key of that scope.
 type scope[O any] struct {
-	name   string
+	names
 	fields []field[O]
-	byName map[string]int
 	checks []check[O]
 	state  func(*O) *keyState
 }
 
-func newScope[O any](name string, state func(*O) *keyState, fields ...field[O]) *scope[O] {
-	sc := &scope[O]{name: name, fields: fields, byName: map[string]int{}, state: state}
+// names are the names of the properties of one scope, whatever its owner type: what
+// the name checks and hints need.
+type names struct {
+	name      string         // as in hystrix.<name>.<KEY>.X
+	label     string         // for messages: "command", "thread-pool", "collapser"
+	prefix    string         // "hystrix.<name>."
+	envPrefix string         // EnvName(prefix)
+	shorts    []string       // short names in declaration order
+	envShorts []string       // EnvName of each short name
+	byName    map[string]int // short name -> field index
+	byEnv     map[string]int // EnvName of the short name -> field index
+}
+
+func newScope[O any](name, label string, state func(*O) *keyState, fields ...field[O]) *scope[O] {
+	prefix := "hystrix." + name + "."
+	sc := &scope[O]{names: names{name: name, label: label, prefix: prefix, envPrefix: EnvName(prefix),
+		byName: map[string]int{}, byEnv: map[string]int{}}, fields: fields, state: state}
 	for i, f := range fields {
 		f.setScope(name)
+		sc.shorts = append(sc.shorts, f.shortName())
+		sc.envShorts = append(sc.envShorts, EnvName(f.shortName()))
 		sc.byName[f.shortName()] = i
+		sc.byEnv[EnvName(f.shortName())] = i
 	}
 	return sc
 }
@@ -239,7 +257,7 @@ func (sc *scope[O]) init(o *O, inCode Overrides, scratch *[]any) error {
 			vals = append(vals, inCodeValue{i: i, raw: inCode[n]})
 		} else {
 			errs = append(errs, &PropertyError{Name: r.k.name(n), Value: inCode[n],
-				InCode: true, Err: ErrUnknownProperty})
+				InCode: true, Err: ErrUnknownProperty, Hint: sc.inCodeHint(n)})
 		}
 	}
 	slices.SortFunc(vals, func(a, b inCodeValue) int { return a.i - b.i })
@@ -271,9 +289,8 @@ func (sc *scope[O]) init(o *O, inCode Overrides, scratch *[]any) error {
 }
 
 // refresh re-resolves every field against lookup (the dynamic sources) and publishes
-// the values that changed. A bad value leaves its property at the previous value; it is
-// returned once (until it changes or goes away), so a lingering bad value is not
-// reported again on every unrelated change.
+// the values that changed. A bad value leaves its property at the previous value; every
+// bad value is returned (keyState.unreported picks those to report).
 func (sc *scope[O]) refresh(o *O, lookup func(string) (string, bool), scratch *[]any) []*PropertyError {
 	r := sc.resolution(o, scratch)
 	defer r.done()
@@ -300,7 +317,7 @@ func (sc *scope[O]) refresh(o *O, lookup func(string) (string, bool), scratch *[
 	for i, f := range sc.fields {
 		f.commit(r, i)
 	}
-	return r.k.unreported(errs)
+	return errs
 }
 
 // resolve finds the raw value of field i by precedence: hystrix.<scope>.<key>.X, the

@@ -1,29 +1,96 @@
 package config
 
 import (
+	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 )
 
 // Source is a provider of dynamic property values keyed by full Hystrix name
 // ("hystrix.command.GetUser.circuitBreaker.enabled", "hystrix.command.default.fallback.enabled").
 //
-// Get returns the raw value and whether it is set. Subscribe registers onChange, called
-// after the source's values changed (on the goroutine that changed them, with no lock of
-// the source held); cancel removes it and may be called more than once.
+// Get returns the raw value and whether it is set. Names lists every name the source
+// has (the Store warns about those in a property scope that name no property).
+// Subscribe registers onChange, to be called after the source's values changed (on the
+// goroutine that changed them, with no lock of the source held); onChange returns the
+// entries the subscriber refuses now (see RefusedError), nil if none. cancel removes it
+// and may be called more than once.
 type Source interface {
 	Get(name string) (string, bool)
-	Subscribe(onChange func()) (cancel func())
+	Names() []string
+	Subscribe(onChange func() error) (cancel func())
 }
 
-// mapSource is a mutex-guarded map of values with change subscribers; MemorySource and
-// FileSource are built on it.
+// RefusedError lists the entries of a source that the Stores using it refuse: values
+// that do not parse, are out of range or break a cross-property rule (the property keeps
+// its previous value) and names in a property scope that name no property. The other
+// entries of the source apply. errors.Is(err, ErrInvalidValue) and ErrUnknownProperty
+// work through it.
+type RefusedError struct {
+	// Source names the source, e.g. the file name.
+	Source string
+	// Entries are the refused entries, sorted by name.
+	Entries []*PropertyError
+}
+
+// Error lists the refused entries.
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	b.WriteString("config: ")
+	b.WriteString(e.Source)
+	b.WriteString(": refused")
+	for i, pe := range e.Entries {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		b.WriteString(" ")
+		b.WriteString(strings.TrimPrefix(pe.Error(), "config: "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the entries.
+func (e *RefusedError) Unwrap() []error { return asErrors(e.Entries) }
+
+func asErrors(pes []*PropertyError) []error {
+	out := make([]error, len(pes))
+	for i, pe := range pes {
+		out[i] = pe
+	}
+	return out
+}
+
+// propertyErrors returns the *PropertyError values in err's tree.
+func propertyErrors(err error) []*PropertyError {
+	if pe, ok := err.(*PropertyError); ok {
+		return []*PropertyError{pe}
+	}
+	var out []*PropertyError
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, propertyErrors(e)...)
+		}
+	case interface{ Unwrap() error }:
+		out = propertyErrors(u.Unwrap())
+	}
+	return out
+}
+
+// mapSource is a mutex-guarded map of values with change subscribers; MemorySource,
+// FileSource and the etcd source (through MemorySource) are built on it.
 type mapSource struct {
-	mu     sync.RWMutex
-	values map[string]string
-	subs   map[uint64]func()
-	nextID uint64
+	label string // RefusedError.Source
+
+	mu         sync.RWMutex
+	values     map[string]string
+	subs       map[uint64]func() error
+	nextID     uint64
+	seq        uint64 // changes so far
+	refused    error  // the RefusedError of change refusedSeq, or nil
+	refusedSeq uint64
 }
 
 // Get returns the value of name.
@@ -34,12 +101,19 @@ func (m *mapSource) Get(name string) (string, bool) {
 	return v, ok
 }
 
+// Names returns every name, sorted.
+func (m *mapSource) Names() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return slices.Sorted(maps.Keys(m.values))
+}
+
 // Subscribe calls onChange after every change; cancel unsubscribes.
-func (m *mapSource) Subscribe(onChange func()) (cancel func()) {
+func (m *mapSource) Subscribe(onChange func() error) (cancel func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.subs == nil {
-		m.subs = map[uint64]func(){}
+		m.subs = map[uint64]func() error{}
 	}
 	id := m.nextID
 	m.nextID++
@@ -52,47 +126,80 @@ func (m *mapSource) Subscribe(onChange func()) (cancel func()) {
 }
 
 // update applies change to the values under the lock and, if it reports a change,
-// notifies the subscribers (in subscription order) after unlocking.
-func (m *mapSource) update(change func(values map[string]string) bool) {
+// notifies the subscribers (in subscription order) after unlocking. It returns the
+// *RefusedError of the source's entries the subscribers refuse, nil if none; with no
+// change, that of the latest change.
+func (m *mapSource) update(change func(values map[string]string) bool) error {
 	m.mu.Lock()
 	if m.values == nil {
 		m.values = map[string]string{}
 	}
 	if !change(m.values) {
+		err := m.refused
 		m.mu.Unlock()
-		return
+		return err
 	}
+	m.seq++
+	seq := m.seq
 	ids := slices.Sorted(maps.Keys(m.subs))
-	subs := make([]func(), len(ids))
+	subs := make([]func() error, len(ids))
 	for i, id := range ids {
 		subs[i] = m.subs[id]
 	}
 	m.mu.Unlock()
+	var errs []error
 	for _, f := range subs {
-		f()
+		errs = append(errs, f())
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	err := m.refusedOf(errors.Join(errs...))
+	if seq >= m.refusedSeq {
+		m.refused, m.refusedSeq = err, seq
+	}
+	return err
+}
+
+// refusedOf picks the entries of this source out of the subscribers' errors (several
+// Stores refuse the same entry once); m.mu is held.
+func (m *mapSource) refusedOf(err error) error {
+	var own []*PropertyError
+	seen := map[string]bool{}
+	for _, pe := range propertyErrors(err) {
+		if _, ok := m.values[pe.Name]; !ok || pe.InCode || seen[pe.Error()] {
+			continue
+		}
+		seen[pe.Error()] = true
+		own = append(own, pe)
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(own, func(a, b *PropertyError) int { return strings.Compare(a.Name, b.Name) })
+	return &RefusedError{Source: m.label, Entries: own}
 }
 
 // MemorySource is an in-memory Source for values set at run time (admin endpoints,
 // tests). Set, SetAll and Delete notify subscribers synchronously: when they return,
-// every Store using the source has re-resolved its properties.
+// every Store using the source has re-resolved its properties, and their error is the
+// *RefusedError of the source's entries those Stores refuse (nil if none).
 type MemorySource struct {
 	mapSource
 }
 
 // NewMemorySource returns an empty MemorySource.
-func NewMemorySource() *MemorySource { return &MemorySource{} }
+func NewMemorySource() *MemorySource { return &MemorySource{mapSource{label: "memory"}} }
 
 // Set sets one value by full Hystrix name.
-func (m *MemorySource) Set(name, value string) {
-	m.SetAll(map[string]string{name: value})
+func (m *MemorySource) Set(name, value string) error {
+	return m.SetAll(map[string]string{name: value})
 }
 
 // SetAll sets several values with a single notification, so properties that must change
 // together (metrics.rollingStats.timeInMilliseconds and numBuckets) are validated
 // together.
-func (m *MemorySource) SetAll(values map[string]string) {
-	m.update(func(cur map[string]string) bool {
+func (m *MemorySource) SetAll(values map[string]string) error {
+	return m.update(func(cur map[string]string) bool {
 		changed := false
 		for k, v := range values {
 			if old, ok := cur[k]; !ok || old != v {
@@ -104,9 +211,24 @@ func (m *MemorySource) SetAll(values map[string]string) {
 	})
 }
 
+// Replace makes values the source's only values, with a single notification (a source
+// that re-reads everything, like a file or a key prefix of etcd, uses it).
+func (m *MemorySource) Replace(values map[string]string) error { return m.replace(values) }
+
+func (m *mapSource) replace(values map[string]string) error {
+	return m.update(func(cur map[string]string) bool {
+		if maps.Equal(cur, values) {
+			return false
+		}
+		clear(cur)
+		maps.Copy(cur, values)
+		return true
+	})
+}
+
 // Delete removes a value; the property falls back to the next precedence level.
-func (m *MemorySource) Delete(name string) {
-	m.update(func(cur map[string]string) bool {
+func (m *MemorySource) Delete(name string) error {
+	return m.update(func(cur map[string]string) bool {
 		_, ok := cur[name]
 		delete(cur, name)
 		return ok

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"maps"
 	"slices"
@@ -19,34 +20,39 @@ type Overrides map[string]string
 //
 // Precedence, high to low: the dynamic hystrix.<scope>.<KEY>.X, the value set in code
 // (Overrides), the dynamic hystrix.<scope>.default.X, the built-in default. Each dynamic
-// name is looked up in the sources in the order given to NewStore: the first source that
-// has the name wins. Specificity ranks above source order: a <KEY> value in a later
-// source beats a default value in an earlier one.
+// name is looked up in the sources in the order given to NewStore, followed by those
+// added with AddSource in the order added: the first source that has the name wins.
+// Specificity ranks above source order: a <KEY> value in a later source beats a default
+// value in an earlier one.
 //
 // Whenever a source changes, the Store re-resolves every property of every key it holds
 // and stores the values that changed in their Property. A bad value (unparsable, out of
 // range, breaking a cross-property rule) is ignored: the property keeps its previous
 // value (for a key created just now: the value set in code, else the built-in default),
 // and the *PropertyError is logged with slog.Warn and passed to every OnError callback,
-// once per distinct bad value.
+// once per distinct bad value. A name of a source in a property scope that names no
+// property (hystrix.command.GetUser.execution.timeout.enable) is logged once per name,
+// with the nearest property name. The source's change call (MemorySource.Set,
+// FileSource.Reload) returns both kinds in a *RefusedError.
 //
 // Keys are held until forgotten (ForgetCommand, ForgetThreadPool, ForgetCollapser).
 //
 // A Store is safe for concurrent use.
 type Store struct {
-	sources []Source
-	cancels []func()
-
 	mu         sync.RWMutex
+	sources    []*source // in precedence order
 	closed     bool
 	sets       []keyed // every held key in creation order; nil where forgotten
 	dead       int     // nil entries in sets
 	commands   map[string]*CommandProperties
 	pools      map[string]*ThreadPoolProperties
 	collapsers map[string]*CollapserProperties
-	forgotten  []weakKeyed // forgotten keys, refreshed while still referenced
-	pruneAt    int         // len(forgotten) that triggers dropping the collected ones
-	scratch    []any       // candidate values while resolving one key
+	forgotten  []weakKeyed       // forgotten keys, refreshed while still referenced
+	pruneAt    int               // len(forgotten) that triggers dropping the collected ones
+	scratch    []any             // candidate values while resolving one key
+	warned     map[string]string // unknown dynamic names logged so far -> their hint
+	envKeys    map[uint64]keyed  // hash of EnvName(hystrix.<scope>.<KEY>.) -> a held key with it
+	envSeed    maphash.Seed
 
 	errMu  sync.Mutex
 	onErr  map[uint64]func(error)
@@ -55,6 +61,15 @@ type Store struct {
 
 // ErrEmptyKey is returned for an empty command, thread-pool or collapser key.
 var ErrEmptyKey = errors.New("config: empty key")
+
+// source is a Source of a Store with its subscription.
+type source struct {
+	Source
+	cancel func()
+}
+
+// ErrClosed is returned by AddSource on a closed Store.
+var ErrClosed = errors.New("config: store closed")
 
 // NewStore returns a Store over sources (earlier sources win) and subscribes to their
 // changes; Close unsubscribes. With no sources every property has its value set in
@@ -65,16 +80,46 @@ func NewStore(sources ...Source) *Store {
 		pools:      map[string]*ThreadPoolProperties{},
 		collapsers: map[string]*CollapserProperties{},
 		onErr:      map[uint64]func(error){},
+		warned:     map[string]string{},
+		envKeys:    map[uint64]keyed{},
+		envSeed:    maphash.MakeSeed(),
 	}
 	for _, src := range sources {
 		if src != nil {
-			s.sources = append(s.sources, src)
+			s.sources = append(s.sources, &source{Source: src, cancel: src.Subscribe(s.refresh)})
 		}
 	}
-	for _, src := range s.sources {
-		s.cancels = append(s.cancels, src.Subscribe(s.refresh))
-	}
+	_ = s.refresh() // warns about unknown names
 	return s
+}
+
+// AddSource adds src below every source the Store has (NewStore's, then those added
+// before), subscribes to it and re-resolves every key. It is how a file or etcd source
+// joins Default: values it sets take effect at once, refused ones are reported as for
+// any change (slog, OnError; the source's own change calls return them). remove takes
+// src out again and re-resolves; it may be called more than once. On a closed Store
+// AddSource returns ErrClosed.
+func (s *Store) AddSource(src Source) (remove func(), err error) {
+	added := &source{Source: src, cancel: src.Subscribe(s.refresh)}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		added.cancel()
+		return func() {}, ErrClosed
+	}
+	s.sources = append(s.sources, added)
+	s.mu.Unlock()
+	_ = s.refresh()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			added.cancel()
+			s.mu.Lock()
+			s.sources = slices.DeleteFunc(s.sources, func(x *source) bool { return x == added })
+			s.mu.Unlock()
+			_ = s.refresh()
+		})
+	}, nil
 }
 
 var (
@@ -91,9 +136,11 @@ func Default() *Store { return defaultStore() }
 func DefaultSource() *MemorySource { return defaultSource }
 
 // Command returns the properties of a command key. The first call for a key creates and
-// caches them with inCode; later calls return the cached properties and ignore inCode
-// (first creation wins, as in Hystrix). An unknown name or invalid value in inCode is an
-// error (errors.Is ErrUnknownProperty / ErrInvalidValue) and nothing is cached.
+// caches them with inCode; later calls return the cached properties and do not apply
+// inCode (first creation wins, as in Hystrix; Overrides.Diff tells what a later call
+// would have changed). An unknown name or invalid value in inCode is an error on every
+// call (errors.Is ErrUnknownProperty / ErrInvalidValue; see ValidateCommand), and then
+// nothing is cached or returned.
 func (s *Store) Command(key string, inCode Overrides) (*CommandProperties, error) {
 	return getOrCreate(s, &s.commands, commandScope, key, inCode)
 }
@@ -125,29 +172,44 @@ func getOrCreate[P any, PP interface {
 }](s *Store, cache *map[string]*P, sc *scope[P], key string, inCode Overrides) (*P, error) {
 	s.mu.RLock()
 	p, ok := (*cache)[key]
+	same := ok && sc.sameInCode(PP(p).state(), inCode)
 	s.mu.RUnlock()
 	if ok {
-		return p, nil
+		return cached(p, same, sc, key, inCode)
 	}
 	if key == "" {
 		return nil, ErrEmptyKey
 	}
 	s.mu.Lock()
 	if p, ok := (*cache)[key]; ok {
+		same := sc.sameInCode(PP(p).state(), inCode)
 		s.mu.Unlock()
-		return p, nil
+		return cached(p, same, sc, key, inCode)
 	}
 	p = sc.newKey(key)
 	if err := sc.init(p, inCode, &s.scratch); err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
-	errs := PP(p).refresh(s.lookup, &s.scratch)
 	(*cache)[key] = p
 	PP(p).state().idx = len(s.sets)
 	s.sets = append(s.sets, PP(p))
+	errs := s.pairEnvName(PP(p))
+	errs = append(errs, PP(p).state().unreported(s.resolve(PP(p)))...)
 	s.mu.Unlock()
 	s.report(errs)
+	return p, nil
+}
+
+// cached returns the held properties p of key, after validating inCode unless it is the
+// same as the values p was created with: the first creation wins, but a later call with
+// an unknown name or a bad value still gets its error.
+func cached[P any](p *P, same bool, sc *scope[P], key string, inCode Overrides) (*P, error) {
+	if !same && len(inCode) > 0 {
+		if err := sc.validate(key, inCode); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -191,13 +253,16 @@ func forget[P any, PP interface {
 	keyed
 }](s *Store, cache *map[string]*P, key string) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	p, ok := (*cache)[key]
 	if !ok {
+		s.mu.Unlock()
 		return false
 	}
 	delete(*cache, key)
 	k := PP(p).state()
+	errs := s.unpairEnvName(PP(p))
+	defer s.report(errs) // after the unlock below
+	defer s.mu.Unlock()
 	s.sets[k.idx] = nil
 	k.idx = -1
 	if s.dead++; s.dead > len(s.sets)/2 {
@@ -226,10 +291,11 @@ func (s *Store) compact() {
 	s.commands = rebuilt(s.commands)
 	s.pools = rebuilt(s.pools)
 	s.collapsers = rebuilt(s.collapsers)
+	s.envKeys = rebuilt(s.envKeys)
 }
 
-func rebuilt[P any](m map[string]*P) map[string]*P {
-	out := make(map[string]*P, len(m))
+func rebuilt[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
 	maps.Copy(out, m)
 	return out
 }
@@ -296,7 +362,8 @@ func (s *Store) OnError(f func(error)) (cancel func()) {
 }
 
 // Close unsubscribes from the sources; properties keep their last values. The Store
-// starts no goroutines, so nothing else needs stopping. Close is idempotent.
+// starts no goroutines, so nothing else needs stopping (sources that watch something,
+// like FileSource, have a Close of their own). Close is idempotent.
 func (s *Store) Close() {
 	s.mu.Lock()
 	if s.closed {
@@ -304,11 +371,10 @@ func (s *Store) Close() {
 		return
 	}
 	s.closed = true
-	cancels := s.cancels
-	s.cancels = nil
+	sources := s.sources
 	s.mu.Unlock()
-	for _, c := range cancels {
-		c()
+	for _, src := range sources {
+		src.cancel()
 	}
 }
 
@@ -322,18 +388,32 @@ func (s *Store) lookup(name string) (string, bool) {
 	return "", false
 }
 
+// resolve re-resolves the properties of k and returns every bad value (not only new
+// ones). s.mu is held.
+func (s *Store) resolve(k keyed) []*PropertyError {
+	st := k.state()
+	if st.envTwin == "" {
+		return k.refresh(s.lookup, &s.scratch)
+	}
+	errs := k.refresh(s.lookupUnmapped(st.name("")), &s.scratch)
+	return append(errs, s.ambiguous(st)...)
+}
+
 // refresh re-resolves every property after a source change, of the held keys and of
-// the forgotten ones still referenced.
-func (s *Store) refresh() {
+// the forgotten ones still referenced, and checks the names of the sources. It returns
+// every refused entry (joined *PropertyError), and reports the new ones.
+func (s *Store) refresh() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return
+		return nil
 	}
-	var errs []*PropertyError
+	var all, fresh []*PropertyError
 	for _, k := range s.sets {
 		if k != nil {
-			errs = append(errs, k.refresh(s.lookup, &s.scratch)...)
+			errs := s.resolve(k)
+			all = append(all, errs...)
+			fresh = append(fresh, k.state().unreported(errs)...)
 		}
 	}
 	s.forgotten = shrink(slices.DeleteFunc(s.forgotten, func(w weakKeyed) bool {
@@ -341,15 +421,42 @@ func (s *Store) refresh() {
 		if k == nil {
 			return true
 		}
-		kerrs := k.refresh(s.lookup, &s.scratch)
-		if !s.holds(k.state()) {
-			errs = append(errs, kerrs...)
+		errs := s.resolve(k)
+		if kerrs := k.state().unreported(errs); !s.holds(k.state()) {
+			all = append(all, errs...)
+			fresh = append(fresh, kerrs...)
 		}
 		return false
 	}))
 	s.pruneAt = 2*len(s.forgotten) + 64
+	unknown, warn := s.unknownNames()
 	s.mu.Unlock()
-	s.report(errs)
+	s.report(append(fresh, warn...))
+	return errors.Join(asErrors(append(all, unknown...))...)
+}
+
+// unknownNames returns an error for every name of the sources that is in a property
+// scope but names no property, and those of them not reported before. s.mu is held.
+func (s *Store) unknownNames() (all, fresh []*PropertyError) {
+	for _, src := range s.sources {
+		for _, name := range src.Names() {
+			hint, seen := s.warned[name]
+			if !seen {
+				var unknown bool
+				if hint, unknown = unknownName(name); !unknown {
+					continue
+				}
+			}
+			v, _ := src.Get(name)
+			e := &PropertyError{Name: name, Value: v, Err: ErrUnknownProperty, Hint: hint}
+			all = append(all, e)
+			if !seen {
+				s.warned[name] = hint
+				fresh = append(fresh, e)
+			}
+		}
+	}
+	return all, fresh
 }
 
 // report logs each rejected value and passes it to the OnError callbacks.
@@ -365,8 +472,13 @@ func (s *Store) report(errs []*PropertyError) {
 	}
 	s.errMu.Unlock()
 	for _, e := range errs {
-		slog.Warn("config: invalid property value ignored, previous value stays in force",
-			"property", e.Name, "value", e.Value, "inCode", e.InCode, "error", e.Err)
+		if errors.Is(e.Err, ErrUnknownProperty) {
+			slog.Warn("config: no property has this name, it is ignored",
+				"property", e.Name, "value", e.Value, "hint", e.Hint)
+		} else {
+			slog.Warn("config: invalid property value ignored, previous value stays in force",
+				"property", e.Name, "value", e.Value, "inCode", e.InCode, "error", e.Err)
+		}
 		for _, f := range fns {
 			f(e)
 		}

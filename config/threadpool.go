@@ -34,25 +34,46 @@ type ThreadPoolProperties struct {
 
 type pool = ThreadPoolProperties
 
+// The Keys of the thread-pool properties: ThreadPool and the name of the field of
+// ThreadPoolProperties they set; the fields give defaults and ranges.
+var (
+	// ThreadPoolCoreSize is coreSize.
+	ThreadPoolCoreSize = key("coreSize", 10, intCodec, atLeast(0),
+		func(p *pool) **Property[int] { return &p.CoreSize })
+	// ThreadPoolMaximumSize is maximumSize.
+	ThreadPoolMaximumSize = key("maximumSize", 10, intCodec, atLeast(0),
+		func(p *pool) **Property[int] { return &p.MaximumSize })
+	// ThreadPoolAllowMaximumSizeToDivergeFromCoreSize is allowMaximumSizeToDivergeFromCoreSize.
+	ThreadPoolAllowMaximumSizeToDivergeFromCoreSize = key("allowMaximumSizeToDivergeFromCoreSize", false, boolCodec, nil,
+		func(p *pool) **Property[bool] { return &p.AllowMaximumSizeToDivergeFromCoreSize })
+	// ThreadPoolMaxQueueSize is maxQueueSize.
+	ThreadPoolMaxQueueSize = key("maxQueueSize", -1, intCodec, atLeast(-1),
+		func(p *pool) **Property[int] { return &p.MaxQueueSize })
+	// ThreadPoolQueueSizeRejectionThreshold is queueSizeRejectionThreshold.
+	ThreadPoolQueueSizeRejectionThreshold = key("queueSizeRejectionThreshold", 5, intCodec, atLeast(0),
+		func(p *pool) **Property[int] { return &p.QueueSizeRejectionThreshold })
+	// ThreadPoolKeepAlive is keepAliveTimeMinutes.
+	ThreadPoolKeepAlive = key("keepAliveTimeMinutes", time.Minute, minutesCodec, nonNegative,
+		func(p *pool) **Property[time.Duration] { return &p.KeepAlive })
+	// ThreadPoolRollingStatsWindow is metrics.rollingStats.timeInMilliseconds.
+	ThreadPoolRollingStatsWindow = key("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
+		func(p *pool) **Property[time.Duration] { return &p.RollingStatsWindow })
+	// ThreadPoolRollingStatsBuckets is metrics.rollingStats.numBuckets.
+	ThreadPoolRollingStatsBuckets = key("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
+		func(p *pool) **Property[int] { return &p.RollingStatsBuckets })
+)
+
 // threadPoolScope is the table of every thread-pool property, shared by every pool key.
 var threadPoolScope = func() *scope[pool] {
-	sc := newScope("threadpool", func(p *pool) *keyState { return &p.k },
-		prop("coreSize", 10, intCodec, atLeast(0),
-			func(p *pool) **Property[int] { return &p.CoreSize }),
-		prop("maximumSize", 10, intCodec, atLeast(0),
-			func(p *pool) **Property[int] { return &p.MaximumSize }),
-		prop("allowMaximumSizeToDivergeFromCoreSize", false, boolCodec, nil,
-			func(p *pool) **Property[bool] { return &p.AllowMaximumSizeToDivergeFromCoreSize }),
-		prop("maxQueueSize", -1, intCodec, atLeast(-1),
-			func(p *pool) **Property[int] { return &p.MaxQueueSize }),
-		prop("queueSizeRejectionThreshold", 5, intCodec, atLeast(0),
-			func(p *pool) **Property[int] { return &p.QueueSizeRejectionThreshold }),
-		prop("keepAliveTimeMinutes", time.Minute, minutesCodec, nonNegative,
-			func(p *pool) **Property[time.Duration] { return &p.KeepAlive }),
-		prop("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
-			func(p *pool) **Property[time.Duration] { return &p.RollingStatsWindow }),
-		prop("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
-			func(p *pool) **Property[int] { return &p.RollingStatsBuckets }),
+	sc := newScope("threadpool", "thread-pool", func(p *pool) *keyState { return &p.k },
+		ThreadPoolCoreSize.d,
+		ThreadPoolMaximumSize.d,
+		ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.d,
+		ThreadPoolMaxQueueSize.d,
+		ThreadPoolQueueSizeRejectionThreshold.d,
+		ThreadPoolKeepAlive.d,
+		ThreadPoolRollingStatsWindow.d,
+		ThreadPoolRollingStatsBuckets.d,
 	)
 	sc.checks = []check[pool]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),

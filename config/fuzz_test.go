@@ -1,0 +1,115 @@
+package config
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// The fuzz targets run in make test with a short budget (make fuzz).
+
+func FuzzParseProperties(f *testing.F) {
+	for _, seed := range []string{
+		"a=1\n", "\ufeffa = b\n", "# c\n! d\n\n", "k:v\\\n  w\n", "=x\n", "noequals\n",
+		"a=1\r\nb=2\r\n", "x=\\\\\n", "last\\", strings.Repeat("y", 100) + "=z",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		values, err := ParseProperties(strings.NewReader(in), "fuzz.properties")
+		if err != nil {
+			if pe, ok := err.(*ParseError); ok && (pe.Line < 1 || pe.Line > strings.Count(in, "\n")+1) {
+				t.Fatalf("line %d out of range: %v", pe.Line, err)
+			}
+			return
+		}
+		for k, v := range values {
+			if k == "" || k != strings.TrimSpace(k) || v != strings.TrimSpace(v) {
+				t.Fatalf("untrimmed or empty entry %q=%q", k, v)
+			}
+		}
+		// What parsed writes back as key=value lines that parse the same, unless a
+		// key or value holds what the format gives meaning to.
+		var b strings.Builder
+		for k, v := range values {
+			if strings.ContainsAny(k, "=:\\\r\n\ufeff#!") || strings.ContainsAny(v, "\\\r\n") {
+				return
+			}
+			b.WriteString(k + "=" + v + "\n")
+		}
+		again, err := ParseProperties(strings.NewReader(b.String()), "again.properties")
+		if err != nil || len(again) != len(values) {
+			t.Fatalf("written back %q: %v, %d of %d entries", b.String(), err, len(again), len(values))
+		}
+		for k, v := range values {
+			if again[k] != v {
+				t.Fatalf("%q: %q became %q", k, v, again[k])
+			}
+		}
+	})
+}
+
+func FuzzDuration(f *testing.F) {
+	for _, seed := range []string{"300", "300ms", "1.5s", "-2", "1.5ms", "2147483648", "1h", " 7 ", "9223372036854775807ns", "soon"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, c := range []codec[time.Duration]{millisCodec, minutesCodec} {
+			d, err := c.parse(in)
+			if err != nil {
+				continue
+			}
+			unit := time.Millisecond
+			if c.format(time.Minute) == "1" {
+				unit = time.Minute
+			}
+			if d%unit != 0 || d/unit > math.MaxInt32 || d/unit < math.MinInt32 {
+				t.Fatalf("%q parsed to %v: not a 32-bit whole number of %v", in, d, unit)
+			}
+			for _, again := range []string{c.format(d), d.String()} {
+				if d2, err := c.parse(again); err != nil || d2 != d {
+					t.Fatalf("%q parsed to %v, %q to %v (%v)", in, d, again, d2, err)
+				}
+			}
+		}
+	})
+}
+
+func FuzzEnvName(f *testing.F) {
+	for _, seed := range []string{
+		"hystrix.command.GetUser.execution.timeout.enabled", "hystrix.command.Größe.fallback.enabled",
+		"HYSTRIX_COMMAND_X_FALLBACK_ENABLE", "hystrix.threadpool..coreSize", "hystrix.collapser.", "",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		env := EnvName(name)
+		if utf8.ValidString(name) && len(env) != utf8.RuneCountInString(name) {
+			t.Fatalf("EnvName(%q) = %q: not one character per character", name, env)
+		}
+		for _, r := range env {
+			if (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' {
+				t.Fatalf("EnvName(%q) = %q holds %q", name, env, r)
+			}
+		}
+		if EnvName(env) != env {
+			t.Fatalf("EnvName(%q) = %q is no fixed point", name, env)
+		}
+		hint, unknown := unknownName(name)
+		if hint != "" && !unknown {
+			t.Fatalf("a hint %q for the known name %q", hint, name)
+		}
+	})
+}
+
+// TestHintsForLongNamesAreCheap: a hostile name costs no quadratic work.
+func TestHintsForLongNamesAreCheap(t *testing.T) {
+	name := "hystrix.command." + strings.Repeat("A.", MaxLineLength/2)
+	start := time.Now()
+	_, unknown := unknownName(name)
+	if !unknown || time.Since(start) > time.Second {
+		t.Fatalf("unknown=%v after %v", unknown, time.Since(start))
+	}
+}

@@ -1,0 +1,117 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestKeysSetTypedValues(t *testing.T) {
+	in := Set(
+		ExecutionIsolationStrategy.Of(Semaphore),
+		ExecutionTimeout.Of(1500*time.Millisecond),
+		CircuitBreakerForceOpen.Of(true),
+		ExecutionMaxConcurrentRequests.Of(3),
+		ThreadPoolKeyOverride.Of("shared"),
+		ExecutionTimeout.Of(300*time.Millisecond), // a later entry wins
+	)
+	assert.Equal(t, Overrides{
+		"execution.isolation.strategy":                        "SEMAPHORE",
+		"execution.isolation.thread.timeoutInMilliseconds":    "300ms",
+		"circuitBreaker.forceOpen":                            "true",
+		"execution.isolation.semaphore.maxConcurrentRequests": "3",
+		"threadPoolKeyOverride":                               "shared",
+	}, in)
+	c, err := NewStore().Command("Typed", in)
+	require.NoError(t, err)
+	assert.Equal(t, Semaphore, c.IsolationStrategy.Get())
+	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.True(t, c.CircuitBreakerForceOpen.Get())
+	assert.Equal(t, 3, c.ExecutionMaxConcurrentRequests.Get())
+	assert.Equal(t, "shared", c.ThreadPoolKeyOverride.Get())
+
+	p, err := NewStore().ThreadPool("Typed", Set(ThreadPoolCoreSize.Of(4), ThreadPoolKeepAlive.Of(2*time.Minute)))
+	require.NoError(t, err)
+	assert.Equal(t, 4, p.CoreSize.Get())
+	assert.Equal(t, 2*time.Minute, p.KeepAlive.Get())
+	col, err := NewStore().Collapser("Typed", Set(CollapserTimerDelay.Of(5*time.Millisecond)))
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Millisecond, col.TimerDelay.Get())
+}
+
+// TestEveryPropertyHasAKey checks that the Keys are the scope tables: one Key per
+// property, in the order of the Settings.
+func TestEveryPropertyHasAKey(t *testing.T) {
+	c, err := NewStore().Command("K", nil)
+	require.NoError(t, err)
+	p, err := NewStore().ThreadPool("K", nil)
+	require.NoError(t, err)
+	col, err := NewStore().Collapser("K", nil)
+	require.NoError(t, err)
+	names := func(list []Setting) []string {
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = s.Name
+		}
+		return out
+	}
+	assert.Equal(t, names(c.Settings()), []string{
+		ExecutionIsolationStrategy.Name(), ExecutionTimeout.Name(), ExecutionTimeoutEnabled.Name(),
+		InterruptOnTimeout.Name(), InterruptOnFutureCancel.Name(), ExecutionMaxConcurrentRequests.Name(),
+		FallbackMaxConcurrentRequests.Name(), FallbackEnabled.Name(), CircuitBreakerEnabled.Name(),
+		CircuitBreakerRequestVolumeThreshold.Name(), CircuitBreakerSleepWindow.Name(),
+		CircuitBreakerErrorThresholdPercentage.Name(), CircuitBreakerForceOpen.Name(),
+		CircuitBreakerForceClosed.Name(), RollingStatsWindow.Name(), RollingStatsBuckets.Name(),
+		RollingPercentileEnabled.Name(), RollingPercentileWindow.Name(), RollingPercentileBuckets.Name(),
+		RollingPercentileBucketSize.Name(), HealthSnapshotInterval.Name(), RequestCacheEnabled.Name(),
+		RequestLogEnabled.Name(), ThreadPoolKeyOverride.Name(),
+	})
+	assert.Equal(t, names(p.Settings()), []string{
+		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),
+		ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.Name(), ThreadPoolMaxQueueSize.Name(),
+		ThreadPoolQueueSizeRejectionThreshold.Name(), ThreadPoolKeepAlive.Name(),
+		ThreadPoolRollingStatsWindow.Name(), ThreadPoolRollingStatsBuckets.Name(),
+	})
+	assert.Equal(t, names(col.Settings()), []string{
+		CollapserMaxRequestsInBatch.Name(), CollapserTimerDelay.Name(), CollapserRequestCacheEnabled.Name(),
+		CollapserRollingStatsWindow.Name(), CollapserRollingStatsBuckets.Name(),
+		CollapserRollingPercentileEnabled.Name(), CollapserRollingPercentileWindow.Name(),
+		CollapserRollingPercentileBuckets.Name(), CollapserRollingPercentileBucketSize.Name(),
+	})
+}
+
+func TestDurationSyntax(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"300", 300 * time.Millisecond, ""},
+		{" 300ms ", 300 * time.Millisecond, ""},
+		{"1.5s", 1500 * time.Millisecond, ""},
+		{"1m", time.Minute, ""},
+		{"-2", -2 * time.Millisecond, ""},
+		{"1.5ms", 0, "not a whole number of milliseconds"},
+		{"2147483648", 0, "out of the 32-bit integer range"},
+		{"2147483648ms", 0, "out of the 32-bit integer range"},
+		{"soon", 0, "not a duration (want whole milliseconds, e.g. 300, or Go syntax, e.g. 300ms)"},
+		{"", 0, "not a duration"},
+	} {
+		d, err := millisCodec.parse(tc.in)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, d, tc.in)
+	}
+	d, err := minutesCodec.parse("2m")
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Minute, d)
+	_, err = minutesCodec.parse("90s")
+	assert.EqualError(t, err, "not a whole number of minutes")
+	_, err = minutesCodec.parse("999999999")
+	assert.EqualError(t, err, "too large")
+}

@@ -1,0 +1,145 @@
+package config
+
+import (
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
+)
+
+func captureSlog(t *testing.T) *syncbuf.Buffer {
+	t.Helper()
+	var buf syncbuf.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	return &buf
+}
+
+func TestMemorySourceReturnsRefusedEntries(t *testing.T) {
+	mem, store, log := newTestStore(t)
+	c, err := store.Command("M", nil)
+	require.NoError(t, err)
+	err = mem.SetAll(map[string]string{
+		"hystrix.command.M." + timeoutName:       "-1",
+		"hystrix.command.M.fallback.enabled":     "false",
+		"hystrix.command.M.metrics.rollingStats": "9",
+	})
+	var refused *RefusedError
+	require.True(t, errors.As(err, &refused), "%v", err)
+	assert.Equal(t, "memory", refused.Source)
+	require.Len(t, refused.Entries, 2)
+	assert.Equal(t, "hystrix.command.M."+timeoutName, refused.Entries[0].Name)
+	assert.Equal(t, "hystrix.command.M.metrics.rollingStats", refused.Entries[1].Name)
+	assert.ErrorIs(t, refused.Entries[1], ErrUnknownProperty)
+	assert.False(t, c.FallbackEnabled.Get(), "the good entry applies")
+	assert.Len(t, log.take(), 2)
+
+	assert.Equal(t, err, mem.Set("hystrix.command.M.fallback.enabled", "false"), "no change: the same refusals")
+	require.Error(t, mem.Delete("hystrix.command.M.metrics.rollingStats"), "the bad timeout is still there")
+	assert.NoError(t, mem.Set("hystrix.command.M."+timeoutName, "20"))
+	assert.Equal(t, 20*time.Millisecond, c.ExecutionTimeout.Get())
+}
+
+func TestUnknownDynamicNameWarnedOncePerName(t *testing.T) {
+	buf := captureSlog(t)
+	mem, store, log := newTestStore(t)
+	_, err := store.Command("GetUser", nil)
+	require.NoError(t, err)
+
+	err = mem.Set("hystrix.command.GetUser.execution.timeout.enable", "false")
+	assert.ErrorIs(t, err, ErrUnknownProperty)
+	mem.Set("hystrix.command.GetUser.fallback.enabled", "false")
+	mem.Set("hystrix.command.GetUser.execution.timeout.enable", "true")
+	out := buf.String()
+	assert.Equal(t, 1, strings.Count(out, "execution.timeout.enable "), out)
+	assert.Contains(t, out, `level=WARN msg="config: no property has this name, it is ignored" property=hystrix.command.GetUser.execution.timeout.enable value=false hint="did you mean hystrix.command.GetUser.execution.timeout.enabled?"`)
+	errs := log.take()
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], ErrUnknownProperty)
+
+	require.NoError(t, mem.Delete("hystrix.command.GetUser.execution.timeout.enable"))
+	for _, known := range []string{
+		"hystrix.command.com.example.GetUser.fallback.enabled", // keys may hold dots
+		"hystrix.threadpool.default.coreSize",
+		"hystrix.collapser.Batch.timerDelayInMilliseconds",
+		"hystrix.stream.maxConcurrentConnections", // no property scope
+		"url",
+	} {
+		require.NoError(t, mem.Set(known, "1"), known)
+	}
+	assert.Empty(t, log.take())
+	assert.Equal(t, 1, strings.Count(buf.String(), "no property has this name"))
+
+	mem.Set("hystrix.threadpool.P.coreSise", "4")
+	assert.Contains(t, buf.String(), `property=hystrix.threadpool.P.coreSise value=4 hint="did you mean hystrix.threadpool.P.coreSize?"`)
+}
+
+func TestUnknownEnvironmentNameWarned(t *testing.T) {
+	buf := captureSlog(t)
+	t.Setenv("HYSTRIX_COMMAND_GETUSER_EXECUTION_TIMEOUT_ENABLE", "false")
+	t.Setenv("HYSTRIX_COMMAND_GETUSER_EXECUTION_TIMEOUT_ENABLED", "false")
+	t.Setenv("HYSTRIX_DASHBOARD_PORT", "7979")
+	store := NewStore(NewEnvSource())
+	defer store.Close()
+	out := buf.String()
+	assert.Equal(t, 1, strings.Count(out, "no property has this name"), out)
+	assert.Contains(t, out, `property=HYSTRIX_COMMAND_GETUSER_EXECUTION_TIMEOUT_ENABLE value=false hint="did you mean HYSTRIX_COMMAND_GETUSER_EXECUTION_TIMEOUT_ENABLED?"`)
+}
+
+func TestAddSourceToDefault(t *testing.T) {
+	const key = "config.TestAddSourceToDefault"
+	c, err := Default().Command(key, nil)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "hystrix.properties")
+	writeFile(t, path, "hystrix.command."+key+"."+timeoutName+"=250\n")
+	src, err := NewFileSource(path)
+	require.NoError(t, err)
+	defer src.Close()
+
+	remove, err := Default().AddSource(src)
+	require.NoError(t, err)
+	assert.Equal(t, 250*time.Millisecond, c.ExecutionTimeout.Get(), "applies at once")
+
+	require.NoError(t, DefaultSource().Set("hystrix.command."+key+"."+timeoutName, "42"))
+	assert.Equal(t, 42*time.Millisecond, c.ExecutionTimeout.Get(), "an added source ranks below the existing ones")
+	require.NoError(t, DefaultSource().Delete("hystrix.command."+key+"."+timeoutName))
+	assert.Equal(t, 250*time.Millisecond, c.ExecutionTimeout.Get())
+
+	writeFile(t, path, "hystrix.command."+key+"."+timeoutName+"=260\n")
+	require.Eventually(t, timeoutIs(c, 260*time.Millisecond), applyWithin, time.Millisecond, "watched")
+
+	remove()
+	remove()
+	assert.Equal(t, time.Second, c.ExecutionTimeout.Get(), "removed: back to the built-in default")
+	writeFile(t, path, "hystrix.command."+key+"."+timeoutName+"=270\n")
+	require.NoError(t, src.Reload())
+	assert.Equal(t, time.Second, c.ExecutionTimeout.Get(), "no longer subscribed")
+}
+
+func TestAddedSourcePrecedence(t *testing.T) {
+	first, added := NewMemorySource(), NewMemorySource()
+	first.Set("hystrix.command.default."+timeoutName, "111")
+	first.Set("hystrix.command.K.fallback.enabled", "false")
+	added.Set("hystrix.command.K."+timeoutName, "222")
+	added.Set("hystrix.command.K.fallback.enabled", "true")
+	store := NewStore(first)
+	defer store.Close()
+	c, err := store.Command("K", nil)
+	require.NoError(t, err)
+	_, err = store.AddSource(added)
+	require.NoError(t, err)
+	assert.Equal(t, 222*time.Millisecond, c.ExecutionTimeout.Get(), "a key value in an added source beats a default value")
+	assert.False(t, c.FallbackEnabled.Get(), "the same name: the earlier source wins")
+
+	store.Close()
+	_, err = store.AddSource(NewMemorySource())
+	assert.ErrorIs(t, err, ErrClosed)
+}

@@ -1,0 +1,121 @@
+package config
+
+import (
+	"maps"
+	"slices"
+)
+
+// ValidateCommand checks the values set in code for a command key the way Store.Command
+// does when it creates the key: every name a command property, every value parsable and
+// in range, and the cross-property rules over the built-in defaults. The error joins one
+// *PropertyError per problem, each naming the property and the value; an unknown name
+// comes with a Hint (the closest known name, or the scope it belongs to). It reads no
+// source and keeps nothing, so a command definition can call it and return its error.
+func ValidateCommand(key string, inCode Overrides) error { return commandScope.validate(key, inCode) }
+
+// ValidateThreadPool checks the values set in code for a thread-pool key (see
+// ValidateCommand).
+func ValidateThreadPool(key string, inCode Overrides) error {
+	return threadPoolScope.validate(key, inCode)
+}
+
+// ValidateCollapser checks the values set in code for a collapser key (see
+// ValidateCommand).
+func ValidateCollapser(key string, inCode Overrides) error {
+	return collapserScope.validate(key, inCode)
+}
+
+func (sc *scope[O]) validate(key string, inCode Overrides) error {
+	if key == "" {
+		return ErrEmptyKey
+	}
+	var scratch []any
+	return sc.init(sc.newKey(key), inCode, &scratch)
+}
+
+// sameInCode reports whether inCode holds exactly the values set in code of k (the
+// common case of a key defined again with the same values: nothing to validate).
+func (sc *scope[O]) sameInCode(k *keyState, inCode Overrides) bool {
+	if len(inCode) != len(k.inCode) {
+		return false
+	}
+	for n, raw := range inCode {
+		i, ok := sc.byName[n]
+		if !ok {
+			return false
+		}
+		if v, ok := k.inCodeRaw(i); !ok || v != raw {
+			return false
+		}
+	}
+	return true
+}
+
+// Difference is one property that two Overrides set differently.
+type Difference struct {
+	// Name is the Hystrix short name.
+	Name string
+	// First and Second are the values as written, or the built-in default (as Hystrix
+	// prints it) where an Overrides does not set the property.
+	First, Second string
+}
+
+// String returns "<name>: <first> -> <second>".
+func (d Difference) String() string { return d.Name + ": " + d.First + " -> " + d.Second }
+
+// Diff lists the properties that o and other set to different values, sorted by name.
+// Values are compared parsed ("300" and "300ms" are the same timeout), and a property
+// that one of them does not set counts with its built-in default; unknown names and
+// values that do not parse are compared as written.
+func (o Overrides) Diff(other Overrides) []Difference {
+	names := slices.Collect(maps.Keys(o))
+	for n := range other {
+		if _, ok := o[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var out []Difference
+	for _, n := range names {
+		a, aok := o[n]
+		b, bok := other[n]
+		f := anyScopeField(n)
+		if f == nil {
+			if a != b || aok != bok {
+				out = append(out, Difference{Name: n, First: a, Second: b})
+			}
+			continue
+		}
+		if !aok {
+			a = f.defaultString()
+		}
+		if !bok {
+			b = f.defaultString()
+		}
+		if f.canonical(a) != f.canonical(b) {
+			out = append(out, Difference{Name: n, First: a, Second: b})
+		}
+	}
+	return out
+}
+
+// codecField is what Diff needs of a property, whatever its scope.
+type codecField interface {
+	defaultString() string
+	canonical(raw string) string // parsed and printed; raw itself when it does not parse
+}
+
+// anyScopeField returns the property of short name n of the first scope that has it
+// (properties of the same name in several scopes read the same way), or nil.
+func anyScopeField(n string) codecField {
+	if i, ok := commandScope.byName[n]; ok {
+		return commandScope.fields[i]
+	}
+	if i, ok := threadPoolScope.byName[n]; ok {
+		return threadPoolScope.fields[i]
+	}
+	if i, ok := collapserScope.byName[n]; ok {
+		return collapserScope.fields[i]
+	}
+	return nil
+}

@@ -1,0 +1,41 @@
+module github.com/rxhystrix/rxhystrix/contrib/hystrixetcd
+
+go 1.26.0
+
+replace github.com/rxhystrix/rxhystrix => ../..
+
+require (
+	github.com/rxhystrix/rxhystrix v0.0.0-00010101000000-000000000000
+	github.com/stretchr/testify v1.11.1
+	go.etcd.io/etcd/client/v3 v3.6.16
+	go.uber.org/goleak v1.3.0
+	go.uber.org/zap v1.27.0
+	google.golang.org/grpc v1.83.2
+)
+
+require (
+	github.com/DataDog/sketches-go v1.4.8 // indirect
+	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
+	github.com/coreos/go-semver v0.3.1 // indirect
+	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
+	github.com/davecgh/go-spew v1.1.1 // indirect
+	github.com/emirpasic/gods v1.12.0 // indirect
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
+	github.com/gogo/protobuf v1.3.2 // indirect
+	github.com/golang/protobuf v1.5.4 // indirect
+	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/reactivex/rxgo/v2 v2.5.0 // indirect
+	github.com/stretchr/objx v0.5.2 // indirect
+	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
+	go.etcd.io/etcd/api/v3 v3.6.16 // indirect
+	go.etcd.io/etcd/client/pkg/v3 v3.6.16 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)
