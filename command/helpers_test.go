@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -24,6 +26,7 @@ type env struct {
 	clk *clock.Fake
 	src *config.MemorySource
 	rec *hooks.RecordingHook
+	log *syncbuf.Buffer // what the runtime logged
 }
 
 func newEnv(t *testing.T) *env {
@@ -34,13 +37,15 @@ func newEnv(t *testing.T) *env {
 	reg := hooks.NewRegistry()
 	rec := &hooks.RecordingHook{}
 	reg.SetExecutionHook(rec)
-	rt := NewRuntime(WithClock(clk), WithConfig(store), WithHooks(reg))
+	log := &syncbuf.Buffer{}
+	rt := NewRuntime(WithClock(clk), WithConfig(store), WithHooks(reg),
+		WithLogger(slog.New(slog.NewTextHandler(log, nil))))
 	t.Cleanup(func() {
 		rt.Metrics().Flush() // let the stream settle before it is stopped
 		rt.Close()
 		store.Close()
 	})
-	return &env{t: t, rt: rt, clk: clk, src: src, rec: rec}
+	return &env{t: t, rt: rt, clk: clk, src: src, rec: rec, log: log}
 }
 
 // setter returns a Setter for key with properties given as name, value pairs; the

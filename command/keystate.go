@@ -52,6 +52,9 @@ func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 	if err == nil {
 		props, err = r.config.Command(s.CommandKey, inCode)
 	}
+	if err == nil {
+		err = config.ValidateThreadPool(s.ThreadPoolKey, s.ThreadPoolProperties)
+	}
 	if err != nil {
 		ks.err = err
 		if s.CommandKey != "" {

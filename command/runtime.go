@@ -172,6 +172,9 @@ func (r *Runtime) resolve(s *Setter, stream bool, invalid *keyState) *keyState {
 	if ks := r.lookup(s.CommandKey); ks != nil && ks != invalid {
 		return ks
 	}
+	if invalid != nil {
+		r.config.ForgetCommand(s.CommandKey) // resolve the properties from s, not from the invalid Setter
+	}
 	ks := newKeyState(r, s, stream)
 	if invalid != nil && ks.err != nil {
 		return invalid // still invalid: keep the first error, reported once
@@ -188,9 +191,16 @@ func (ks *keyState) compare(s *Setter) {
 	if ks.differs.Load() || sameSetter(first, s) {
 		return
 	}
-	if ks.differs.CompareAndSwap(false, true) {
+	diffs := append(first.Properties.Diff(s.Properties), first.ThreadPoolProperties.Diff(s.ThreadPoolProperties)...)
+	if first.GroupKey != s.GroupKey {
+		diffs = append(diffs, config.Difference{Name: "GroupKey", First: first.GroupKey, Second: s.GroupKey})
+	}
+	if first.ThreadPoolKey != s.ThreadPoolKey {
+		diffs = append(diffs, config.Difference{Name: "ThreadPoolKey", First: first.ThreadPoolKey, Second: s.ThreadPoolKey})
+	}
+	if len(diffs) > 0 && ks.differs.CompareAndSwap(false, true) {
 		ks.rt.logger.Warn("command: a later Setter differs from the first one of its key, which wins",
-			"key", s.CommandKey, "first", first.describe(), "later", s.describe())
+			"key", s.CommandKey, "differences", diffs)
 	}
 }
 
@@ -210,9 +220,14 @@ func sameOverrides(a, b config.Overrides) bool {
 	return maps.Equal(a, b)
 }
 
-// dropInvalid forgets the state of a key whose Setter was invalid, if it is still held.
+// dropInvalid forgets the state of a key whose Setter was invalid, and the properties it
+// made, if it is still held.
 func (r *Runtime) dropInvalid(ks *keyState) {
-	r.keys.CompareAndDelete(ks.info.CommandKey, ks)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.keys.CompareAndDelete(ks.info.CommandKey, ks) {
+		r.config.ForgetCommand(ks.info.CommandKey)
+	}
 }
 
 // forget drops the state of a key whose metrics were evicted for idleness, and its

@@ -1,10 +1,6 @@
 package command
 
-import (
-	"fmt"
-
-	"github.com/rxhystrix/rxhystrix/config"
-)
+import "github.com/rxhystrix/rxhystrix/config"
 
 // Setter names a command and sets its properties in code (Hystrix's
 // HystrixCommand.Setter). Only the first Setter seen for a command key in a Runtime
@@ -48,10 +44,4 @@ func (s *Setter) normalize() *Runtime {
 		return Default()
 	}
 	return s.Runtime
-}
-
-// describe formats the parts of s that decide a key's state, for logs.
-func (s *Setter) describe() string {
-	return fmt.Sprintf("group=%q threadPool=%q properties=%v threadPoolProperties=%v",
-		s.GroupKey, s.ThreadPoolKey, map[string]string(s.Properties), map[string]string(s.ThreadPoolProperties))
 }
