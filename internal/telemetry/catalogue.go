@@ -82,7 +82,7 @@ const pctHelp = " percentile over the rollingPercentile window (60 s by default)
 // Catalogue is every metric the exporters publish, indexed by the constants above.
 var Catalogue = [NumMetrics]Metric{
 	CommandEvents: {"command.events", "{event}", Counter,
-		"Events of a command key by Hystrix event type (success, failure, timeout, short_circuited, ...), since its metrics were created.",
+		"Events of a command key by Hystrix event type, since its metrics were created; success, failure, timeout, short_circuited, thread_pool_rejected and semaphore_rejected always, the others from their first occurrence.",
 		with(commandLabels, LabelEvent)},
 	CommandExecutionLatency: {"command.execution_latency", "s", Gauge,
 		"Run latency" + pctHelp, with(commandLabels, LabelPercentile)},
@@ -104,7 +104,7 @@ var Catalogue = [NumMetrics]Metric{
 		"1 for the state the circuit breaker of a command key is in (closed, open, half_open), 0 for the others; force flags are not reflected.",
 		with(commandLabels, LabelState)},
 	CircuitBreakerTransitions: {"circuit_breaker.transitions", "{transition}", Counter,
-		"State changes of the circuit breaker of a command key since the exporter started.",
+		"State changes of the circuit breaker of a command key since the exporter started, from the first one.",
 		with(commandLabels, LabelFrom, LabelTo)},
 	ThreadPoolEvents: {"thread_pool.events", "{event}", Counter,
 		"Commands a thread pool executed or rejected, since its metrics were created.", with(poolLabels, LabelEvent)},

@@ -70,8 +70,9 @@ func (r *Reader) transitions(key string) [3][3]float64 {
 type Emit func(metric int, value float64, labels []string)
 
 // Read emits every sample of every command key, thread pool and collapser the
-// registries hold now. Counters and gauges are read as they are (atomic loads): it never
-// creates a key, and a key the registries evicted is simply absent.
+// registries hold now (event counters that are still 0 are left out, see outcomes).
+// Counters and gauges are read as they are (atomic loads): it never creates a key, and a
+// key the registries evicted is simply absent.
 func (r *Reader) Read(emit Emit) {
 	m := r.rt.Metrics()
 	var buf [5]string
@@ -86,12 +87,20 @@ func (r *Reader) Read(emit Emit) {
 	}
 }
 
-// Percentiles are the latency and batch-size percentiles read, with their label values;
-// each is one the metrics package precomputes per window.
+// Percentiles are the latency and batch-size percentiles read, with their label values:
+// those the Hystrix dashboard shows (it adds the mean), each precomputed per window.
 var Percentiles = []struct {
 	Label string
 	P     float64
-}{{"50", 50}, {"90", 90}, {"99", 99}, {"99.5", 99.5}, {"100", 100}}
+}{{"50", 50}, {"90", 90}, {"99", 99}, {"99.5", 99.5}}
+
+// outcomes are the command events that are always read, zero included: the primary
+// outcome of every execution that is not a cache hit or a bad request, so error-rate and
+// short-circuit queries find a series even for a healthy key. Every other event counter,
+// and each breaker transition, is read from its first occurrence on: most of a key's 23
+// possible counters stay at zero for ever, and every series costs each scrape.
+const outcomes = 1<<metrics.Success | 1<<metrics.Failure | 1<<metrics.Timeout |
+	1<<metrics.ShortCircuited | 1<<metrics.ThreadPoolRejected | 1<<metrics.SemaphoreRejected
 
 // Label values of the event types: their Hystrix names in lower case.
 var (
@@ -125,8 +134,9 @@ func (r *Reader) command(emit Emit, l []string, m *metrics.CommandMetrics) {
 	group, pool := r.rt.CommandKeys(key)
 	l = append(l, key, group, pool)
 	for e := range metrics.NumEventTypes {
-		if ev := metrics.EventType(e); ev != metrics.CommandMaxActive {
-			emit(CommandEvents, float64(m.CumulativeCount(ev)), append(l, commandEvents[e]))
+		ev := metrics.EventType(e)
+		if n := m.CumulativeCount(ev); n != 0 || outcomes&(1<<ev) != 0 {
+			emit(CommandEvents, float64(n), append(l, commandEvents[e]))
 		}
 	}
 	for _, p := range Percentiles {
@@ -155,7 +165,9 @@ func (r *Reader) command(emit Emit, l []string, m *metrics.CommandMetrics) {
 	}
 	counts := r.transitions(key)
 	for _, p := range breakerPairs {
-		emit(CircuitBreakerTransitions, counts[p[0]][p[1]], append(l, stateLabel(p[0]), stateLabel(p[1])))
+		if n := counts[p[0]][p[1]]; n != 0 {
+			emit(CircuitBreakerTransitions, n, append(l, stateLabel(p[0]), stateLabel(p[1])))
+		}
 	}
 }
 
