@@ -20,7 +20,7 @@ import (
 
 // Serve /metrics for a runtime (the README's Prometheus section).
 func Example() {
-	clk := clock.NewFake(time.Now()) // so the example need not wait for the metrics' 100 ms bucket
+	clk := clock.NewFake(time.Now())                 // so the example need not wait for the metrics' 100 ms bucket
 	rt := command.NewRuntime(command.WithClock(clk)) // or command.Default()
 	defer rt.Close()
 	mux := http.NewServeMux()
