@@ -4,7 +4,7 @@
 // links no OpenTelemetry.
 //
 //	hystrixotel.NewTracer(otel.GetTracerProvider()).Install(rt.Hooks())
-//	m, err := hystrixotel.RegisterMetrics(otel.Meter("my-service"), rt)
+//	m, err := hystrixotel.RegisterMetrics(otel.GetMeterProvider(), rt)
 //
 // # Spans
 //

@@ -24,7 +24,7 @@ func instrument(rt *command.Runtime, tp trace.TracerProvider, mp metric.MeterPro
 	// A span per execution, a child of the caller's span; your own hooks keep running.
 	hystrixotel.NewTracer(tp).Install(rt.Hooks())
 	// The same metrics as hystrixprom's, read at each collection.
-	return hystrixotel.RegisterMetrics(mp.Meter("shop"), rt)
+	return hystrixotel.RegisterMetrics(mp, rt)
 }
 
 func Example() {

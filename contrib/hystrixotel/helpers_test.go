@@ -48,7 +48,7 @@ func newEnv(t *testing.T) *env {
 
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	m, err := RegisterMetrics(mp.Meter("test"), rt)
+	m, err := RegisterMetrics(mp, rt)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, m.Close())

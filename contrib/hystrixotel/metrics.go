@@ -24,9 +24,10 @@ type Metrics struct {
 	reg metric.Registration
 }
 
-// RegisterMetrics creates the instruments on meter and registers the callback that
-// reads rt. Close unregisters it.
-func RegisterMetrics(meter metric.Meter, rt *command.Runtime) (*Metrics, error) {
+// RegisterMetrics creates the instruments on a meter of mp (scope ScopeName) and
+// registers the callback that reads rt. Close unregisters it.
+func RegisterMetrics(mp metric.MeterProvider, rt *command.Runtime) (*Metrics, error) {
+	meter := mp.Meter(ScopeName)
 	var (
 		counters [telemetry.NumMetrics]metric.Int64ObservableCounter
 		gauges   [telemetry.NumMetrics]metric.Float64ObservableGauge

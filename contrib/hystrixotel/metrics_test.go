@@ -122,7 +122,7 @@ func TestMetricsCloseUnregisters(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { require.NoError(t, mp.Shutdown(context.Background())) }()
-	m, err := RegisterMetrics(mp.Meter("second"), e.rt)
+	m, err := RegisterMetrics(mp, e.rt)
 	require.NoError(t, err)
 	points := func() int {
 		var rm metricdata.ResourceMetrics

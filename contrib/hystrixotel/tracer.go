@@ -15,7 +15,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// ScopeName is the instrumentation scope of the spans and instruments of this package.
+// ScopeName is the instrumentation scope of the tracer and the meter of this package.
 const ScopeName = "github.com/rxhystrix/rxhystrix/contrib/hystrixotel"
 
 // Attribute keys of the spans (and, but for Events and FailureType, of the metrics).

@@ -63,8 +63,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect reads the Runtime's registries and sends one sample per series. A scrape
 // shares one label pair among all the samples that carry it (a key's command, group
-// and thread_pool pairs, the event names): a scrape of 1,000 keys builds about 40,000
-// samples, and building each pair once is what keeps it fast.
+// and thread_pool pairs, the event names): a scrape of 1,000 keys builds about 24,000
+// samples, and building each pair once saves most of their allocations.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	pairs := map[[2]string]*dto.LabelPair{}
 	c.r.Read(func(metric int, v float64, labels []string) {

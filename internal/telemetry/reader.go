@@ -105,6 +105,7 @@ const outcomes = 1<<metrics.Success | 1<<metrics.Failure | 1<<metrics.Timeout |
 // Label values of the event types: their Hystrix names in lower case.
 var (
 	commandEvents   = lower[metrics.EventType](metrics.NumEventTypes)
+	poolEvents      = lower[metrics.ThreadPoolEventType](metrics.NumThreadPoolEventTypes)
 	collapserEvents = lower[metrics.CollapserEventType](metrics.NumCollapserEventTypes)
 )
 
@@ -133,10 +134,9 @@ func (r *Reader) command(emit Emit, l []string, m *metrics.CommandMetrics) {
 	key := m.Key()
 	group, pool := r.rt.CommandKeys(key)
 	l = append(l, key, group, pool)
-	for e := range metrics.NumEventTypes {
-		ev := metrics.EventType(e)
+	for ev := range metrics.CommandMaxActive { // the last type is a gauge, not an event
 		if n := m.CumulativeCount(ev); n != 0 || outcomes&(1<<ev) != 0 {
-			emit(CommandEvents, float64(n), append(l, commandEvents[e]))
+			emit(CommandEvents, float64(n), append(l, commandEvents[ev]))
 		}
 	}
 	for _, p := range Percentiles {
@@ -173,8 +173,9 @@ func (r *Reader) command(emit Emit, l []string, m *metrics.CommandMetrics) {
 
 func pool(emit Emit, l []string, m *metrics.ThreadPoolMetrics) {
 	l = append(l, m.Key())
-	emit(ThreadPoolEvents, float64(m.CumulativeCount(metrics.Executed)), append(l, "executed"))
-	emit(ThreadPoolEvents, float64(m.CumulativeCount(metrics.Rejected)), append(l, "rejected"))
+	for e, name := range poolEvents {
+		emit(ThreadPoolEvents, float64(m.CumulativeCount(metrics.ThreadPoolEventType(e))), append(l, name))
+	}
 	g := m.Gauges()
 	emit(ThreadPoolActiveThreads, float64(g.ActiveCount), l)
 	emit(ThreadPoolMaxActiveThreads, float64(m.RollingMaxActive()), l)
