@@ -44,7 +44,7 @@ e2e-setup:
 # e2e-prometheus scrapes the demo with a real Prometheus server through the demo's
 # failure window and checks /metrics with promtool (cmd/rxhystrix-demo/e2e_test.go).
 e2e-prometheus:
-	cd cmd/rxhystrix-demo && $(GO) test -tags e2e -run E2E -count=1 -timeout 5m -v .
+	cd cmd/rxhystrix-demo && $(GO) test -race -tags e2e -run E2E -count=1 -timeout 5m -v .
 
 # test-bench keeps the peer comparison module (bench/, its own go.mod) compiling and its
 # summariser tested against the library as it is.
