@@ -1,17 +1,17 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test test-bench test-modules fmt-check vet fuzz bench bench-lib cover demo e2e e2e-setup e2e-etcd
+.PHONY: build test test-bench test-modules fmt-check vet fuzz bench bench-lib cover demo e2e e2e-setup e2e-etcd e2e-prometheus
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
 # core packages links none of their dependencies. make test vets and tests each of them.
-MODULES := contrib/hystrixetcd
+MODULES := contrib/hystrixetcd contrib/hystrixprom contrib/hystrixotel cmd/rxhystrix-demo
 
 # E2E_TARGETS are the end-to-end suites: each starts the real servers it needs (etcd,
 # Prometheus, a browser) on 127.0.0.1 and stops them. make e2e installs what is missing
 # first (scripts/e2e-setup.sh) and then runs them all.
-E2E_TARGETS := e2e-etcd
+E2E_TARGETS := e2e-etcd e2e-prometheus
 
 # ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
 ARGS ?=
@@ -58,6 +58,11 @@ e2e-setup:
 e2e-etcd:
 	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m ./...
 
+# e2e-prometheus scrapes the demo with a real Prometheus server through the demo's
+# failure window and checks /metrics with promtool (cmd/rxhystrix-demo/e2e_test.go).
+e2e-prometheus:
+	cd cmd/rxhystrix-demo && $(GO) test -race -tags e2e -run E2E -count=1 -timeout 5m -v .
+
 # test-bench keeps the peer comparison module (bench/, its own go.mod) compiling and its
 # summariser tested against the library as it is.
 test-bench:
@@ -77,5 +82,7 @@ cover:
 	$(GO) test -count=1 -coverprofile=coverage.out $(PKGS)
 	$(GO) tool cover -func=coverage.out | tail -1
 
+# demo runs the demo service, a module of its own (cmd/rxhystrix-demo/go.mod) so that the
+# library links neither client_golang nor the OpenTelemetry SDK.
 demo:
-	$(GO) run ./cmd/rxhystrix-demo $(ARGS)
+	cd cmd/rxhystrix-demo && $(GO) run . $(ARGS)

@@ -90,6 +90,17 @@ func (r *Registry) Get(key string, cp *config.CommandProperties) CircuitBreaker 
 	return b
 }
 
+// Lookup returns the breaker of a command key if the registry holds one, without
+// creating it: for readers such as metrics exporters, which must not bring back a key
+// that was just evicted. It is one atomic load and a map lookup.
+func (r *Registry) Lookup(key string) (CircuitBreaker, bool) {
+	e, ok := (*r.entries.Load())[key]
+	if !ok {
+		return nil, false
+	}
+	return e.b, true
+}
+
 // OnStateChange registers f to receive every transition of every breaker of the
 // registry, with its reason, in the order the transitions happened. f runs on a delivery
 // goroutine of the registry, never under a breaker lock and never on the metrics

@@ -311,6 +311,23 @@ func TestEvictionDropsTheBreakerWithItsMetrics(t *testing.T) {
 	e.noMoreTransitions()
 }
 
+func TestLookupNeverCreates(t *testing.T) {
+	e := newEnv(t, metrics.WithIdleTimeout(20*time.Second))
+	_, ok := e.r.Lookup("K")
+	assert.False(t, ok)
+	assert.Empty(t, e.metrics.Commands(), "no metrics made for the key either")
+
+	b := e.r.Get("K", nil)
+	got, ok := e.r.Lookup("K")
+	require.True(t, ok)
+	assert.Same(t, b, got)
+
+	e.advance(40 * time.Second) // idle: evicted with its metrics
+	_, ok = e.r.Lookup("K")
+	assert.False(t, ok, "an evicted key is gone")
+	assert.Empty(t, e.metrics.Commands())
+}
+
 func TestCloseStopsHealthSubscriptions(t *testing.T) {
 	e := newEnv(t)
 	b := e.r.Get("K", nil)

@@ -29,6 +29,9 @@
 // OnExecutionError; a rejection or short circuit goes from OnStart straight to the
 // fallback hooks or OnError.
 //
+// A Registry holds one hook and one notifier; Compose and ComposeNotifiers fan out to
+// several, so a tracing plugin (contrib/hystrixotel) can run next to your own.
+//
 // RecordingHook and RecordingNotifier record calls in order and are meant for tests that
 // check the sequence.
 package hooks

@@ -1,10 +1,14 @@
 // Command rxhystrix-demo runs simulated dependencies behind rxhystrix commands, serves
-// the Hystrix dashboard stream and prints a live table of every command once a second,
-// so breakers can be watched opening and closing.
+// the Hystrix dashboard stream and Prometheus metrics and prints a live table of every
+// command once a second, so breakers can be watched opening and closing.
 //
-//	go run ./cmd/rxhystrix-demo -addr 127.0.0.1:7979 -duration 1m -rate 50
+//	go run . -addr 127.0.0.1:7979 -duration 1m -rate 50 [-trace]
 //
-// Point the Hystrix Dashboard at http://127.0.0.1:7979/hystrix.stream.
+// Point the Hystrix Dashboard at http://127.0.0.1:7979/hystrix.stream and Prometheus at
+// http://127.0.0.1:7979/metrics. With -trace every page and every command execution is
+// an OpenTelemetry span, printed to stdout as JSON. The demo is a module of its own
+// (cmd/rxhystrix-demo/go.mod), so the library's module requires neither client_golang
+// nor the OpenTelemetry SDK.
 package main
 
 import (
@@ -21,6 +25,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/command"
 )
@@ -29,8 +35,9 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:7979", "listen address of the dashboard streams")
 	duration := flag.Duration("duration", 0, "run for this long, then exit (0 runs until interrupted)")
 	rate := flag.Int("rate", 50, "simulated page requests per second")
+	traces := flag.Bool("trace", false, "print a span per page and per command execution to stdout (OpenTelemetry, JSON)")
 	flag.Parse()
-	if err := start(*addr, *duration, *rate); err != nil {
+	if err := start(*addr, *duration, *rate, *traces); err != nil {
 		fmt.Fprintln(os.Stderr, "rxhystrix-demo:", err)
 		os.Exit(1)
 	}
@@ -38,7 +45,7 @@ func main() {
 
 // start checks the flags, listens on addr and runs the demo until interrupted or, with a
 // positive duration, until it has elapsed.
-func start(addr string, duration time.Duration, rate int) error {
+func start(addr string, duration time.Duration, rate int, traces bool) error {
 	if rate <= 0 {
 		return fmt.Errorf("-rate must be positive, got %d", rate)
 	}
@@ -56,31 +63,40 @@ func start(addr string, duration time.Duration, rate int) error {
 	if err != nil {
 		return err
 	}
-	return run(ctx, ln, rate, os.Stdout)
+	return run(ctx, ln, rate, traces, os.Stdout)
 }
 
-// run serves the dashboard streams on ln, drives rate pages a second through the
-// commands and prints the table to out every second, until ctx ends. It returns when
-// everything it started has stopped.
-func run(ctx context.Context, ln net.Listener, rate int, out io.Writer) error {
+// run serves the dashboard streams and /metrics on ln, drives rate pages a second
+// through the commands and prints the table (and with traces the spans) to out every
+// second, until ctx ends. It returns when everything it started has stopped.
+func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Writer) error {
 	rt := command.NewRuntime()
 	defer rt.Close()
+	tracer, stopTracing, err := tracing(rt, traces, out)
+	if err != nil {
+		return err
+	}
+	mux := newMux(rt)
+	metrics, stopMetrics := metricsHandler(rt)
+	defer stopMetrics()
+	mux.Handle("/metrics", metrics)
 
 	// Streams never end by themselves: their requests share ctx, so they end with the run.
 	srv := &http.Server{
-		Handler: newMux(rt), ReadHeaderTimeout: 5 * time.Second,
+		Handler: mux, ReadHeaderTimeout: 5 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(out, "rxhystrix demo: dashboard stream on http://%s/hystrix.stream, %d requests/s\n", ln.Addr(), rate)
+	fmt.Fprintf(out, "rxhystrix demo: Prometheus metrics on http://%s/metrics\n", ln.Addr())
 
 	began := time.Now()
 	var pages sync.WaitGroup
 	generated := make(chan struct{})
 	go func() {
 		defer close(generated)
-		generate(ctx, &pages, newServices(rt, began), rate)
+		generate(ctx, &pages, newServices(rt, began), rate, tracer)
 	}()
 
 	ticker := time.NewTicker(time.Second)
@@ -98,6 +114,7 @@ func run(ctx context.Context, ln net.Listener, rate int, out io.Writer) error {
 			}
 			<-generated
 			pages.Wait()
+			err = errors.Join(err, stopTracing())
 			fmt.Fprintln(out, "rxhystrix demo: stopped")
 			return err
 		}
@@ -109,8 +126,8 @@ func run(ctx context.Context, ln net.Listener, rate int, out io.Writer) error {
 const maxPagesInFlight = 500
 
 // generate starts rate pages a second until ctx ends; each page runs with its own
-// request context (request cache and log).
-func generate(ctx context.Context, pages *sync.WaitGroup, s *services, rate int) {
+// request context (request cache and log), in a span "page" of tracer.
+func generate(ctx context.Context, pages *sync.WaitGroup, s *services, rate int, tracer trace.Tracer) {
 	ticker := time.NewTicker(time.Second / time.Duration(rate))
 	defer ticker.Stop()
 	slots := make(chan struct{}, maxPagesInFlight)
@@ -130,6 +147,8 @@ func generate(ctx context.Context, pages *sync.WaitGroup, s *services, rate int)
 			defer func() { <-slots; pages.Done() }()
 			reqCtx, rc := cache.NewRequestContext(ctx)
 			defer rc.Close()
+			reqCtx, span := tracer.Start(reqCtx, "page")
+			defer span.End()
 			s.page(reqCtx)
 		}()
 	}

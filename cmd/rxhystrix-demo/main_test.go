@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -19,8 +21,9 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestRunServesTheStreamPrintsTheTableAndEndsByItself runs the demo for a bounded time:
-// it must answer on /hystrix.stream with command frames, print the table every second
-// with every command key, and return once its time is up with nothing left running.
+// it must answer on /hystrix.stream with command frames and on /metrics with every
+// command's counters, print the table every second with every command key, and return
+// once its time is up with nothing left running.
 func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -28,7 +31,7 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 	defer cancel()
 	var out syncbuf.Buffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, ln, 100, &out) }()
+	go func() { done <- run(ctx, ln, 100, false, &out) }()
 
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ln.Addr().String()+"/hystrix.stream", nil)
@@ -39,6 +42,11 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 	frame := firstDataFrame(t, resp)
 	resp.Body.Close()
 	assert.Contains(t, frame, `"type":"HystrixCommand"`)
+
+	metrics := get(t, client, "http://"+ln.Addr().String()+"/metrics")
+	for _, key := range []string{"GetUser", "CheckInventory", "GetRecommendations", "AuthorizePayment"} {
+		assert.Contains(t, metrics, `hystrix_command_events_total{command="`+key+`",event="success"`)
+	}
 
 	select {
 	case err := <-done:
@@ -51,7 +59,62 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 		assert.Contains(t, printed, key)
 	}
 	assert.Contains(t, printed, "--- 1s ---")
+	assert.NotContains(t, printed, `"SpanContext"`, "no traces unless asked")
 	assert.True(t, strings.HasSuffix(printed, "rxhystrix demo: stopped\n"), printed)
+}
+
+// get returns the body of a GET of url.
+func get(t *testing.T, client *http.Client, url string) string {
+	t.Helper()
+	resp, err := client.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(body)
+}
+
+// span is what the test reads of a span the stdout exporter printed.
+type span struct {
+	Name        string
+	SpanContext struct{ SpanID string }
+	Parent      struct{ SpanID string }
+}
+
+// TestRunPrintsTracesWhenAsked runs the demo with traces: every command execution is a
+// span printed to out, a child of its page's span.
+func TestRunPrintsTracesWhenAsked(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	var out syncbuf.Buffer
+	require.NoError(t, run(ctx, ln, 20, true, &out))
+
+	pages := map[string]bool{}
+	var commands []span
+	for _, line := range strings.Split(out.String(), "\n") {
+		if !strings.HasPrefix(line, "{") {
+			continue // the table
+		}
+		var s span
+		require.NoError(t, json.Unmarshal([]byte(line), &s), line)
+		if s.Name == "page" {
+			pages[s.SpanContext.SpanID] = true
+		} else {
+			commands = append(commands, s)
+		}
+	}
+	require.NotEmpty(t, pages)
+	names := map[string]bool{}
+	for _, c := range commands {
+		names[c.Name] = true
+		assert.True(t, pages[c.Parent.SpanID], "%s is a child of a page", c.Name)
+	}
+	for _, key := range []string{"GetUser", "CheckInventory", "GetRecommendations", "AuthorizePayment"} {
+		assert.True(t, names[key], key)
+	}
 }
 
 func firstDataFrame(t *testing.T, resp *http.Response) string {
@@ -68,7 +131,7 @@ func firstDataFrame(t *testing.T, resp *http.Response) string {
 }
 
 func TestStartRejectsBadFlags(t *testing.T) {
-	assert.ErrorContains(t, start("127.0.0.1:0", time.Second, 0), "-rate must be positive")
-	assert.ErrorContains(t, start("127.0.0.1:0", -time.Second, 10), "-duration must not be negative")
-	assert.Error(t, start("not an address", time.Second, 10))
+	assert.ErrorContains(t, start("127.0.0.1:0", time.Second, 0, false), "-rate must be positive")
+	assert.ErrorContains(t, start("127.0.0.1:0", -time.Second, 10, false), "-duration must not be negative")
+	assert.Error(t, start("not an address", time.Second, 10, false))
 }

@@ -1,0 +1,277 @@
+//go:build e2e
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
+)
+
+// demoRun is how long the demo runs: CheckInventory fails from 5 s to 20 s (deps.go,
+// services.go); its breaker opens within a second of that and closes at the first trial
+// after 20 s, at most one 5 s sleep window later.
+const demoRun = 32 * time.Second
+
+// TestE2EPrometheus scrapes the demo every second with a real Prometheus server through
+// CheckInventory's failure window, then asks Prometheus' HTTP API what it saw: every
+// command's event rate above 0, the CheckInventory breaker open during the window and
+// closed after it. On the way promtool checks the demo's /metrics.
+func TestE2EPrometheus(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	demo := ln.Addr().String()
+	prom := startPrometheus(t, demo)
+
+	ctx, cancel := context.WithTimeout(context.Background(), demoRun)
+	defer cancel()
+	var out syncbuf.Buffer
+	done := make(chan error, 1)
+	began := time.Now()
+	go func() { done <- run(ctx, ln, 50, false, &out) }()
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			cancel()
+			<-done
+		}
+	})
+
+	checkMetrics(t, "http://"+demo+"/metrics") // once the breaker is open: every kind of series
+	require.NoError(t, <-done)
+	stopped = true
+	ended := time.Now()
+
+	up := prom.query(t, `up{job="demo"}`, ended.Add(-2*time.Second))
+	require.Len(t, up, 1)
+	assert.Equal(t, 1.0, up[0].value, "Prometheus scraped the demo")
+
+	rates := prom.query(t, `sum by (command) (rate(hystrix_command_events_total[10s]))`, ended.Add(-2*time.Second))
+	seen := map[string]float64{}
+	for _, r := range rates {
+		seen[r.metric["command"]] = r.value
+	}
+	for _, key := range []string{"GetUser", "CheckInventory", "GetRecommendations", "AuthorizePayment"} {
+		assert.Positive(t, seen[key], "event rate of %s", key)
+	}
+
+	open := prom.queryRange(t, `hystrix_circuit_breaker_state{command="CheckInventory",state="open"}`, began, ended)
+	var openAt []time.Duration
+	for _, p := range open {
+		if p.value == 1 {
+			openAt = append(openAt, p.at.Sub(began))
+		}
+	}
+	require.NotEmpty(t, openAt, "CheckInventory's breaker never seen open:\n%s", out.String())
+	assert.Greater(t, openAt[0], 5*time.Second, "opened only once the dependency failed")
+	assert.Less(t, openAt[0], 20*time.Second, "opened during the failure window")
+	closed := prom.queryRange(t, `hystrix_circuit_breaker_state{command="CheckInventory",state="closed"}`, began, ended)
+	require.NotEmpty(t, closed)
+	last := closed[len(closed)-1]
+	assert.Greater(t, last.at.Sub(began), 27*time.Second)
+	assert.Equal(t, 1.0, last.value, "closed again after the window:\n%s", out.String())
+	t.Logf("CheckInventory's breaker seen open from %s to %s, closed at %s; event rates %v",
+		openAt[0], openAt[len(openAt)-1], last.at.Sub(began).Round(time.Second), seen)
+
+	for _, q := range readmeQueries(t) {
+		assert.NotEmpty(t, prom.query(t, q, ended.Add(-2*time.Second)), "README query %s", q)
+	}
+
+	transitions := prom.query(t, `hystrix_circuit_breaker_transitions_total{command="CheckInventory",from="closed",to="open"}`, ended.Add(-2*time.Second))
+	require.Len(t, transitions, 1)
+	assert.GreaterOrEqual(t, transitions[0].value, 1.0)
+}
+
+// readmeQueries returns the PromQL queries of the README's board (its promql block).
+func readmeQueries(t *testing.T) []string {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "```promql\n")
+	require.True(t, ok, "no promql block in the README")
+	block, _, _ = strings.Cut(block, "```")
+	var queries []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			queries = append(queries, line)
+		}
+	}
+	require.Len(t, queries, 5)
+	return queries
+}
+
+// checkMetrics waits until the body of url shows CheckInventory's breaker open and runs
+// promtool check metrics on it: it must find nothing.
+func checkMetrics(t *testing.T, url string) {
+	t.Helper()
+	const open = `hystrix_circuit_breaker_state{command="CheckInventory",group="Inventory",state="open",thread_pool="Inventory"} 1`
+	var body bytes.Buffer
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(body.String(), open); {
+		require.True(t, time.Now().Before(deadline), "CheckInventory's breaker not open in /metrics:\n%s", body.String())
+		time.Sleep(500 * time.Millisecond)
+		body.Reset()
+		resp, err := http.Get(url)
+		require.NoError(t, err)
+		_, err = body.ReadFrom(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+	}
+	cmd := exec.Command("promtool", "check", "metrics")
+	cmd.Stdin = &body
+	report, err := cmd.CombinedOutput()
+	require.NoError(t, err, "promtool check metrics:\n%s", report)
+	assert.Empty(t, string(report), "promtool has nothing to complain about")
+}
+
+// promServer is a Prometheus server started for the test.
+type promServer struct{ base string }
+
+// startPrometheus starts Debian's prometheus on a free port of 127.0.0.1 with a
+// temporary config that scrapes target every second and a temporary storage directory,
+// waits until it is ready and stops it when the test ends.
+func startPrometheus(t *testing.T, target string) promServer {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "prometheus.yml")
+	require.NoError(t, os.WriteFile(config, []byte(fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: demo
+    static_configs:
+      - targets: ['%s']
+`, target)), 0o644))
+	addr := freeAddr(t)
+	log, err := os.Create(filepath.Join(dir, "prometheus.log"))
+	require.NoError(t, err)
+	cmd := exec.Command("prometheus", "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = log, log
+	require.NoError(t, cmd.Start(), "is Debian's prometheus installed? (scripts/e2e-setup.sh)")
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		_ = log.Close()
+		if t.Failed() {
+			logged, _ := os.ReadFile(log.Name())
+			t.Logf("prometheus log:\n%s", logged)
+		}
+	})
+
+	p := promServer{base: "http://" + addr}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(p.base + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("prometheus exited: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		require.True(t, time.Now().Before(deadline), "prometheus not ready within 30 s")
+	}
+}
+
+// freeAddr returns a 127.0.0.1 address with a port that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// sample is one value of a series in a query result.
+type sample struct {
+	metric map[string]string
+	at     time.Time
+	value  float64
+}
+
+// query evaluates an instant query at time at.
+func (p promServer) query(t *testing.T, q string, at time.Time) []sample {
+	var res []struct {
+		Metric map[string]string `json:"metric"`
+		Value  [2]any            `json:"value"`
+	}
+	p.get(t, "/api/v1/query", url.Values{"query": {q}, "time": {unix(at)}}, &res)
+	var out []sample
+	for _, r := range res {
+		out = append(out, point(t, r.Metric, r.Value))
+	}
+	return out
+}
+
+// queryRange evaluates q every second from start to end and returns the points of its
+// one series, oldest first.
+func (p promServer) queryRange(t *testing.T, q string, start, end time.Time) []sample {
+	var res []struct {
+		Metric map[string]string `json:"metric"`
+		Values [][2]any          `json:"values"`
+	}
+	p.get(t, "/api/v1/query_range", url.Values{"query": {q}, "start": {unix(start)}, "end": {unix(end)}, "step": {"1"}}, &res)
+	require.Len(t, res, 1, "series of %s", q)
+	var out []sample
+	for _, v := range res[0].Values {
+		out = append(out, point(t, res[0].Metric, v))
+	}
+	return out
+}
+
+func (p promServer) get(t *testing.T, path string, params url.Values, result any) {
+	t.Helper()
+	resp, err := http.Get(p.base + path + "?" + params.Encode())
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	require.Equal(t, "success", body.Status, "%s %v: %s", path, params, body.Error)
+	require.NoError(t, json.Unmarshal(body.Data.Result, result))
+}
+
+func point(t *testing.T, metric map[string]string, v [2]any) sample {
+	ts, ok := v[0].(float64)
+	require.True(t, ok, "timestamp %v", v[0])
+	s, ok := v[1].(string)
+	require.True(t, ok, "value %v", v[1])
+	f, err := strconv.ParseFloat(s, 64)
+	require.NoError(t, err)
+	return sample{metric: metric, at: time.Unix(0, int64(ts*1e9)), value: f}
+}
+
+func unix(at time.Time) string {
+	return strconv.FormatFloat(float64(at.UnixNano())/1e9, 'f', 3, 64)
+}

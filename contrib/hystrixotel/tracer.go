@@ -1,0 +1,191 @@
+package hystrixotel
+
+import (
+	"context"
+	"errors"
+	"math/bits"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// ScopeName is the instrumentation scope of the tracer and the meter of this package.
+const ScopeName = "github.com/rxhystrix/rxhystrix/contrib/hystrixotel"
+
+// Attribute keys of the spans (and, but for Events and FailureType, of the metrics).
+const (
+	AttrCommand     = attribute.Key("hystrix.command")
+	AttrGroup       = attribute.Key("hystrix.group")
+	AttrThreadPool  = attribute.Key("hystrix.thread_pool")
+	AttrEvents      = attribute.Key("hystrix.events")       // Hystrix event names, in Hystrix order
+	AttrFailureType = attribute.Key("hystrix.failure_type") // e.g. "TIMEOUT", on failed executions
+)
+
+// Names of the span events.
+const (
+	EventTimeout  = "timeout"  // the run did not finish within the execution timeout
+	EventFallback = "fallback" // the fallback starts
+)
+
+// Tracer traces every command execution as a span, a child of the span in the caller's
+// context. It is both a hooks.ExecutionHook and a hooks.EventNotifier and needs to be
+// installed as both (Install does). A Tracer is safe for concurrent use.
+//
+// The span starts in OnStart and is named after the command key; the context OnStart
+// returns carries it, so whatever run starts (an HTTP call, a query) is its child, on a
+// pool goroutine too. It ends in OnSuccess, OnError or OnUnsubscribe with the attribute
+// hystrix.events (every event the execution recorded), and on OnError with status
+// Error, the error recorded and hystrix.failure_type. A failed run (OnExecutionError) and
+// a failed fallback are recorded as exception events; a timeout and the start of the
+// fallback are the span events "timeout" and "fallback". A request-cache hit runs
+// nothing: it is a span of its own with hystrix.events [RESPONSE_FROM_CACHE], ended at
+// once.
+type Tracer struct {
+	hooks.NoopHook
+	hooks.NoopNotifier
+	tracer trace.Tracer
+}
+
+// NewTracer returns a Tracer whose spans come from tp.
+func NewTracer(tp trace.TracerProvider) *Tracer {
+	return &Tracer{tracer: tp.Tracer(ScopeName)}
+}
+
+// Install puts t in front of reg's current execution hook and event notifier
+// (hooks.Compose), so your own hooks keep running and see the span in their context.
+func (t *Tracer) Install(reg *hooks.Registry) {
+	reg.SetExecutionHook(hooks.Compose(t, reg.ExecutionHook()))
+	reg.SetEventNotifier(hooks.ComposeNotifiers(t, reg.EventNotifier()))
+}
+
+// execution is what a traced execution keeps in its context.
+type execution struct {
+	key    string
+	span   trace.Span
+	events atomic.Uint32 // bit per metrics.EventType
+}
+
+type executionKey struct{}
+
+// traced returns the execution of key traced in ctx, or nil. The key check keeps an
+// inner command's calls from landing on the outer command's span when the inner one is
+// not traced (a cache hit, or a run started before Install).
+func traced(ctx context.Context, key string) *execution {
+	x, _ := ctx.Value(executionKey{}).(*execution)
+	if x == nil || x.key != key {
+		return nil
+	}
+	return x
+}
+
+func attributes(info hooks.Info) trace.SpanStartEventOption {
+	return trace.WithAttributes(AttrCommand.String(info.CommandKey), AttrGroup.String(info.GroupKey),
+		AttrThreadPool.String(info.ThreadPoolKey))
+}
+
+// OnStart starts the execution's span and returns a context carrying it.
+func (t *Tracer) OnStart(ctx context.Context, info hooks.Info) (context.Context, error) {
+	ctx, span := t.tracer.Start(ctx, info.CommandKey, trace.WithSpanKind(trace.SpanKindInternal), attributes(info))
+	if !span.IsRecording() {
+		return ctx, nil // sampled out: the context still carries the trace on
+	}
+	return context.WithValue(ctx, executionKey{}, &execution{key: info.CommandKey, span: span}), nil
+}
+
+// MarkEvent adds e to the execution's events; a timeout is also a span event.
+func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
+	x := traced(ctx, key)
+	if x == nil || int(e) >= 32 {
+		return
+	}
+	x.events.Or(1 << e)
+	if e == metrics.Timeout {
+		x.span.AddEvent(EventTimeout)
+	}
+}
+
+// OnExecutionError records the run's error on the span.
+func (t *Tracer) OnExecutionError(ctx context.Context, info hooks.Info, err error) {
+	if x := traced(ctx, info.CommandKey); x != nil {
+		x.span.RecordError(err)
+	}
+}
+
+// OnFallbackStart adds the span event "fallback".
+func (t *Tracer) OnFallbackStart(ctx context.Context, info hooks.Info) {
+	if x := traced(ctx, info.CommandKey); x != nil {
+		x.span.AddEvent(EventFallback)
+	}
+}
+
+// OnFallbackError records the fallback's error on the span.
+func (t *Tracer) OnFallbackError(ctx context.Context, info hooks.Info, err error) {
+	if x := traced(ctx, info.CommandKey); x != nil {
+		x.span.RecordError(err)
+	}
+}
+
+// OnSuccess ends the span.
+func (t *Tracer) OnSuccess(ctx context.Context, info hooks.Info) {
+	if x := traced(ctx, info.CommandKey); x != nil {
+		x.end(nil)
+	}
+}
+
+// OnError ends the span with status Error.
+func (t *Tracer) OnError(ctx context.Context, info hooks.Info, err error) {
+	if x := traced(ctx, info.CommandKey); x != nil {
+		x.end(err)
+	}
+}
+
+// OnUnsubscribe ends the span of an execution whose caller went away (its events say
+// CANCELLED).
+func (t *Tracer) OnUnsubscribe(ctx context.Context, info hooks.Info) {
+	if x := traced(ctx, info.CommandKey); x != nil {
+		x.end(nil)
+	}
+}
+
+// OnCacheHit records a span for the hit, ended at once.
+func (t *Tracer) OnCacheHit(ctx context.Context, info hooks.Info) {
+	_, span := t.tracer.Start(ctx, info.CommandKey, trace.WithSpanKind(trace.SpanKindInternal), attributes(info),
+		trace.WithAttributes(AttrEvents.StringSlice([]string{metrics.ResponseFromCache.String()})))
+	span.End()
+}
+
+func (x *execution) end(err error) {
+	set := x.events.Load()
+	names := make([]string, 0, bits.OnesCount32(set))
+	for m := set; m != 0; m &= m - 1 {
+		names = append(names, metrics.EventType(bits.TrailingZeros32(m)).String())
+	}
+	x.span.SetAttributes(AttrEvents.StringSlice(names))
+	if err != nil {
+		if ft := failureType(err, set); ft != "" {
+			x.span.SetAttributes(AttrFailureType.String(ft))
+		}
+		x.span.RecordError(err)
+		x.span.SetStatus(codes.Error, err.Error())
+	}
+	x.span.End()
+}
+
+// failureType names why the command failed: the runtime error's failure type, or
+// BAD_REQUEST_EXCEPTION for a bad request (which reaches the caller as it is).
+func failureType(err error, events uint32) string {
+	var ce *command.Error
+	switch {
+	case errors.As(err, &ce):
+		return ce.Type.String()
+	case events&(1<<metrics.BadRequest) != 0:
+		return command.BadRequestException.String()
+	}
+	return ""
+}

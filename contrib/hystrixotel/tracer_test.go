@@ -1,0 +1,209 @@
+package hystrixotel
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/rxhystrix/rxhystrix/cache"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/hooks"
+)
+
+// scenario is one way a command can end, with the span it must leave.
+type scenario struct {
+	key         string
+	props       []string
+	run         func(e *env) func(context.Context) (string, error)
+	fallback    bool
+	events      []string
+	spanEvents  []string
+	failureType string // "" for a command that succeeded (status Unset)
+}
+
+var scenarios = []scenario{
+	{key: "Success", run: returns("v", nil),
+		events: []string{"SUCCESS"}},
+	{key: "FailureWithFallback", run: returns("", errDown), fallback: true,
+		events: []string{"FAILURE", "FALLBACK_SUCCESS"}, spanEvents: []string{"exception", EventFallback}},
+	{key: "FailureWithoutFallback", run: returns("", errDown),
+		events:      []string{"FAILURE", "FALLBACK_MISSING"},
+		spanEvents:  []string{"exception", "exception"},
+		failureType: "COMMAND_EXCEPTION"},
+	{key: "TimeoutWithFallback", props: []string{"execution.isolation.thread.timeoutInMilliseconds", "100"},
+		run: takes(100 * time.Millisecond), fallback: true,
+		events: []string{"TIMEOUT", "FALLBACK_SUCCESS"}, spanEvents: []string{EventTimeout, EventFallback}},
+	{key: "TimeoutWithoutFallback", props: []string{"execution.isolation.thread.timeoutInMilliseconds", "100"},
+		run:         takes(100 * time.Millisecond),
+		events:      []string{"TIMEOUT", "FALLBACK_MISSING"},
+		spanEvents:  []string{EventTimeout, "exception"},
+		failureType: "TIMEOUT"},
+	{key: "ShortCircuitWithFallback", props: []string{"circuitBreaker.forceOpen", "true"},
+		run: returns("never", nil), fallback: true,
+		events: []string{"SHORT_CIRCUITED", "FALLBACK_SUCCESS"}, spanEvents: []string{EventFallback}},
+	{key: "ShortCircuitWithoutFallback", props: []string{"circuitBreaker.forceOpen", "true"},
+		run:         returns("never", nil),
+		events:      []string{"SHORT_CIRCUITED", "FALLBACK_MISSING"},
+		spanEvents:  []string{"exception"},
+		failureType: "SHORTCIRCUIT"},
+	{key: "BadRequest", run: returns("", command.BadRequest(errors.New("no such id"))), fallback: true,
+		events:      []string{"BAD_REQUEST"},
+		spanEvents:  []string{"exception", "exception"}, // the run's error, then the command's
+		failureType: "BAD_REQUEST_EXCEPTION"},
+}
+
+func returns(v string, err error) func(*env) func(context.Context) (string, error) {
+	return func(*env) func(context.Context) (string, error) {
+		return func(context.Context) (string, error) { return v, err }
+	}
+}
+
+// takes returns a run that takes d on the fake clock and then reports its context's error.
+func takes(d time.Duration) func(*env) func(context.Context) (string, error) {
+	return func(e *env) func(context.Context) (string, error) {
+		return func(ctx context.Context) (string, error) {
+			e.clk.Advance(d)
+			return "late", ctx.Err()
+		}
+	}
+}
+
+func (sc scenario) execute(e *env, ctx context.Context) (string, error) {
+	cmd := command.New(e.setter(sc.key, sc.props...), sc.run(e))
+	if sc.fallback {
+		cmd = cmd.WithFallback(func(context.Context, error) (string, error) { return "fallback", nil })
+	}
+	return cmd.Execute(ctx)
+}
+
+func TestASpanPerExecutionAsAChildOfTheCallersSpan(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.key, func(t *testing.T) {
+			e := newEnv(t)
+			var err error
+			caller := e.inCallerSpan(t.Context(), func(ctx context.Context) { _, err = sc.execute(e, ctx) })
+			assert.Equal(t, sc.failureType != "", err != nil, "error: %v", err)
+
+			s := e.span(sc.key)
+			assert.Equal(t, caller.TraceID(), s.SpanContext().TraceID())
+			assert.Equal(t, caller.SpanID(), s.Parent().SpanID(), "a child of the caller's span")
+			assert.Equal(t, trace.SpanKindInternal, s.SpanKind())
+			want := []attribute.KeyValue{
+				AttrCommand.String(sc.key), AttrGroup.String("Shop"), AttrThreadPool.String("Shop"),
+				AttrEvents.StringSlice(sc.events),
+			}
+			if sc.failureType != "" {
+				want = append(want, AttrFailureType.String(sc.failureType))
+			}
+			assert.ElementsMatch(t, want, s.Attributes())
+
+			var names []string
+			for _, ev := range s.Events() {
+				names = append(names, ev.Name)
+			}
+			assert.Equal(t, sc.spanEvents, names, "span events")
+			if sc.failureType == "" {
+				assert.Equal(t, sdktrace.Status{Code: codes.Unset}, s.Status())
+			} else {
+				assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: err.Error()}, s.Status())
+			}
+		})
+	}
+}
+
+func TestRunsOutgoingCallsAreChildrenOfTheCommandSpan(t *testing.T) {
+	for _, isolation := range []string{"SEMAPHORE", "THREAD"} {
+		t.Run(isolation, func(t *testing.T) {
+			e := newEnv(t)
+			_, err := command.New(e.setter("Call", "execution.isolation.strategy", isolation),
+				func(ctx context.Context) (string, error) {
+					_, span := e.tp.Tracer("http").Start(ctx, "GET /stock")
+					span.End()
+					return "ok", nil
+				}).Execute(t.Context())
+			require.NoError(t, err)
+			cmd, call := e.span("Call"), e.span("GET /stock")
+			assert.Equal(t, cmd.SpanContext().SpanID(), call.Parent().SpanID())
+			assert.False(t, cmd.Parent().IsValid(), "no caller span: the command's span is a root")
+		})
+	}
+}
+
+type callerKey struct{}
+
+func TestHooksSeeTheCallersContextValuesAndTheSpan(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.WithValue(t.Context(), callerKey{}, "request-42")
+	_, err := command.New(e.setter("Ctx", "execution.isolation.strategy", "THREAD"),
+		returns("", errDown)(e)).
+		WithFallback(func(context.Context, error) (string, error) { return "fb", nil }).
+		Execute(ctx)
+	require.NoError(t, err)
+
+	span := e.span("Ctx").SpanContext()
+	calls := e.rec.Calls()
+	require.Equal(t, []string{"OnStart", "OnThreadStart", "OnExecutionStart", "OnExecutionError",
+		"OnThreadComplete", "OnFallbackStart", "OnFallbackEmit", "OnEmit", "OnFallbackSuccess", "OnSuccess"},
+		e.rec.Names())
+	for _, c := range calls {
+		assert.Equal(t, "request-42", c.Ctx.Value(callerKey{}), c.Method)
+		assert.Equal(t, span, trace.SpanContextFromContext(c.Ctx), "%s runs in the command's span", c.Method)
+	}
+}
+
+func TestACacheHitIsASpanOfItsOwn(t *testing.T) {
+	e := newEnv(t)
+	ctx, rc := cache.NewRequestContext(t.Context())
+	defer rc.Close()
+	caller := e.inCallerSpan(ctx, func(ctx context.Context) {
+		for range 2 {
+			_, err := command.New(e.setter("Cached"), returns("v", nil)(e)).WithCacheKey("1").Execute(ctx)
+			require.NoError(t, err)
+		}
+	})
+	var spans []sdktrace.ReadOnlySpan
+	for _, s := range e.spans.Ended() {
+		if s.Name() == "Cached" {
+			spans = append(spans, s)
+		}
+	}
+	require.Len(t, spans, 2)
+	for _, s := range spans {
+		assert.Equal(t, caller.SpanID(), s.Parent().SpanID())
+	}
+	assert.Contains(t, spans[0].Attributes(), AttrEvents.StringSlice([]string{"SUCCESS"}))
+	assert.Contains(t, spans[1].Attributes(), AttrEvents.StringSlice([]string{"RESPONSE_FROM_CACHE"}))
+}
+
+func TestANestedCommandGetsItsOwnSpan(t *testing.T) {
+	e := newEnv(t)
+	_, err := command.New(e.setter("Outer"), func(ctx context.Context) (string, error) {
+		return command.New(e.setter("Inner"), returns("", errDown)(e)).
+			WithFallback(func(context.Context, error) (string, error) { return "fb", nil }).Execute(ctx)
+	}).Execute(t.Context())
+	require.NoError(t, err)
+	outer, inner := e.span("Outer"), e.span("Inner")
+	assert.Equal(t, outer.SpanContext().SpanID(), inner.Parent().SpanID())
+	assert.Contains(t, outer.Attributes(), AttrEvents.StringSlice([]string{"SUCCESS"}), "the inner events stay on the inner span")
+	assert.Contains(t, inner.Attributes(), AttrEvents.StringSlice([]string{"FAILURE", "FALLBACK_SUCCESS"}))
+}
+
+func TestSampledOutExecutionsCarryTheTraceOn(t *testing.T) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+	tr := NewTracer(tp)
+	ctx, err := tr.OnStart(t.Context(), hooks.Info{CommandKey: "K"})
+	require.NoError(t, err)
+	sc := trace.SpanContextFromContext(ctx)
+	assert.True(t, sc.IsValid(), "run's calls still join the trace")
+	assert.False(t, sc.IsSampled())
+	assert.Nil(t, traced(ctx, "K"), "nothing kept for a span that records nothing")
+}

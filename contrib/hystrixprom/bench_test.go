@@ -1,0 +1,89 @@
+package hystrixprom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
+)
+
+// BenchmarkScrape measures one whole scrape of a runtime holding 1,000 command keys
+// (in 10 thread pools), each with successes, failures, timeouts and fallbacks and
+// latencies in its percentile window: the Collector reads, the registry gathers and
+// promhttp encodes, gzip included, as a Prometheus server asks for it.
+func BenchmarkScrape(b *testing.B) {
+	rt, clk := newRuntime(b)
+	for i := range 1000 {
+		setter := command.Setter{Runtime: rt, CommandKey: fmt.Sprintf("Command%04d", i),
+			GroupKey: fmt.Sprintf("Group%d", i%10)}
+		for _, d := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 2 * time.Second} {
+			_, _ = command.New(setter, func(ctx context.Context) (int, error) {
+				clk.Advance(d)
+				if d == 2*time.Millisecond {
+					return 0, errors.New("down")
+				}
+				return i, ctx.Err()
+			}).WithFallback(func(context.Context, error) (int, error) { return 0, nil }).Execute(context.Background())
+		}
+	}
+	advance(rt, clk, 10*time.Second) // a percentile bucket closed for every key
+	c := New(rt)
+	defer c.Close()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Code)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/scrape")
+}
+
+// BenchmarkExecute compares Execute on a runtime without an exporter and on one whose
+// Collector is registered and has been scraped: the Collector only reads, so executions
+// must cost the same.
+func BenchmarkExecute(b *testing.B) {
+	for _, collector := range []bool{false, true} {
+		b.Run(fmt.Sprintf("collector=%v", collector), func(b *testing.B) {
+			rt := command.NewRuntime()
+			defer rt.Close()
+			setter := command.Setter{Runtime: rt, CommandKey: "Bench",
+				Properties: config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}}
+			run := func(context.Context) (int, error) { return 1, nil }
+			fallback := func(context.Context, error) (int, error) { return 0, nil }
+			_, _ = command.New(setter, run).WithFallback(fallback).Execute(context.Background())
+			if collector {
+				c := New(rt)
+				defer c.Close()
+				reg := prometheus.NewRegistry()
+				reg.MustRegister(c)
+				if _, err := reg.Gather(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := command.New(setter, run).WithFallback(fallback).Execute(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

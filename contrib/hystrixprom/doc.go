@@ -1,0 +1,68 @@
+// Package hystrixprom exports the metrics of a command.Runtime to Prometheus: a
+// prometheus.Collector that reads every command key, thread pool and collapser at scrape
+// time. It lives in a module of its own, so a program that does not import it links no
+// client_golang.
+//
+//	c := hystrixprom.New(command.Default())
+//	defer c.Close()
+//	reg := prometheus.NewRegistry()
+//	reg.MustRegister(c)
+//	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// # Metrics
+//
+// Labels: command, group and thread_pool on every command metric (from
+// command.Runtime.CommandKeys), thread_pool on pool metrics, collapser on collapser
+// metrics.
+//
+//	hystrix_command_events_total{event}              counter: success, failure, timeout,
+//	                                                  short_circuited, fallback_success, ...
+//	                                                  (Hystrix event types, lower case)
+//	hystrix_command_execution_latency_seconds{percentile}  gauge: run latency
+//	hystrix_command_total_latency_seconds{percentile}      gauge: queue wait + run + fallback
+//	hystrix_command_execution_latency_mean_seconds, hystrix_command_total_latency_mean_seconds
+//	hystrix_command_concurrent_executions             gauge: running now
+//	hystrix_command_max_concurrent_executions         gauge: highest over rollingStats window
+//	hystrix_command_health_requests, _health_errors   gauge: the breaker's health window
+//	hystrix_circuit_breaker_state{state}              gauge: 1 for closed, open or half_open
+//	hystrix_circuit_breaker_transitions_total{from,to} counter
+//	hystrix_thread_pool_events_total{event}           counter: executed, rejected
+//	hystrix_thread_pool_active_threads, _max_active_threads, _queued_tasks, _threads,
+//	  _largest_threads, _core_threads, _max_threads   gauges
+//	hystrix_thread_pool_completed_tasks_total, hystrix_thread_pool_tasks_total  counters
+//	hystrix_collapser_events_total{event}             counter: batch_executed,
+//	                                                  added_to_batch, response_from_cache
+//	hystrix_collapser_batch_size{percentile}, hystrix_collapser_batch_size_mean  gauges
+//
+// Counters are the library's cumulative counts, exact, so rate() and increase() work; a
+// key's counters start again from 0 when the key is evicted for idleness and comes back
+// (Prometheus handles that as a counter reset). The six primary outcomes (success,
+// failure, timeout, short_circuited, thread_pool_rejected, semaphore_rejected) are
+// always there, so error-rate and short-circuit queries find a series for every key; the
+// other twelve event types and each breaker transition (counted from the moment the
+// Collector is created) appear with their first occurrence, because most stay at zero
+// for ever and every series costs every scrape.
+//
+// # Latency: percentile gauges, not a histogram or a summary
+//
+// The library keeps, per key, a DDSketch per bucket of the rollingPercentile window (60 s
+// by default), from which it reads any percentile within 1% and the exact mean. A
+// Prometheus histogram needs cumulative per-bucket counts and a summary needs cumulative
+// _count and _sum; the library keeps neither, and keeping them would be a second
+// bookkeeping on every execution, which this package refuses to add. Publishing the
+// sketch's percentiles as a summary with invented _count and _sum would break rate() on
+// them, and promtool rejects a quantile label on anything but a summary. So they are
+// gauges with a percentile label (50, 90, 99, 99.5) next to a mean: the figures the
+// Hystrix dashboard shows, over the same window. As with summary quantiles, do not
+// average them across instances; take the max, or look per instance.
+//
+// # Cardinality and cost
+//
+// Nothing is cached per key: each scrape lists the keys the registries hold now, so the
+// series of a key evicted for idleness disappear with it (only its breaker transition
+// counts are kept, and dropped on eviction). A command key has 23 series plus one per
+// other event type it has seen and one per breaker transition it has made (a key with
+// fallbacks: 24); a thread pool has 11, a collapser 8. A scrape reads atomics and
+// precomputed percentiles and creates nothing; executions do no work for the Collector. BenchmarkScrape measures a whole scrape of 1,000 such keys in 10 pools
+// (read, gather, encode, gzip): about 25 ms on 2 cores.
+package hystrixprom

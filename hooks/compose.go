@@ -1,0 +1,185 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// Compose returns an ExecutionHook that calls each of hs in order, so that several
+// plugins (a tracing hook and your own) can run side by side in one Registry. No-op hooks
+// are left out; with none left Compose returns NoopHook{}, with one it returns that hook.
+//
+// OnStart threads the context: each hook gets the context the previous one returned, and
+// the last one's is the execution's. If a hook's OnStart fails (error or panic), the
+// hooks started before it get OnError with that error, latest first, so every OnStart
+// that succeeded is still paired with exactly one of OnSuccess, OnError and
+// OnUnsubscribe; then the failure goes to the command as from a single hook.
+// OnThreadStart and OnExecutionStart stop at the first error. Every other method calls
+// every hook even if an earlier one panics, and re-raises the first panic afterwards.
+func Compose(hs ...ExecutionHook) ExecutionHook {
+	var c composite
+	for _, h := range hs {
+		if h != nil && !IsNoop(h) {
+			c = append(c, h)
+		}
+	}
+	switch len(c) {
+	case 0:
+		return NoopHook{}
+	case 1:
+		return c[0]
+	}
+	return c
+}
+
+// ComposeNotifiers returns an EventNotifier that calls each of ns in order, like Compose:
+// no-op notifiers are left out, and a panic in one does not keep the others from the call.
+func ComposeNotifiers(ns ...EventNotifier) EventNotifier {
+	var c compositeNotifier
+	for _, n := range ns {
+		if n != nil && !IsNoopNotifier(n) {
+			c = append(c, n)
+		}
+	}
+	switch len(c) {
+	case 0:
+		return NoopNotifier{}
+	case 1:
+		return c[0]
+	}
+	return c
+}
+
+// each calls f for every element of s, even if some panic, then re-raises the first panic.
+func each[T any](s []T, f func(T)) {
+	var first any
+	for _, v := range s {
+		func() {
+			defer func() {
+				if p := recover(); p != nil && first == nil {
+					first = p
+				}
+			}()
+			f(v)
+		}()
+	}
+	if first != nil {
+		panic(first)
+	}
+}
+
+type composite []ExecutionHook
+
+func (c composite) OnStart(ctx context.Context, info Info) (_ context.Context, err error) {
+	started := 0
+	defer func() {
+		if started == len(c) {
+			return
+		}
+		p := recover()
+		if p != nil {
+			err = fmt.Errorf("hooks: OnStart panicked: %v", p)
+		}
+		for i := started - 1; i >= 0; i-- {
+			c[i].OnError(ctx, info, err)
+		}
+		if p != nil {
+			panic(p)
+		}
+	}()
+	for _, h := range c {
+		next, err := h.OnStart(ctx, info)
+		if err != nil {
+			return ctx, err
+		}
+		if next != nil {
+			ctx = next
+		}
+		started++
+	}
+	return ctx, nil
+}
+
+func (c composite) OnThreadStart(ctx context.Context, info Info) error {
+	for _, h := range c {
+		if err := h.OnThreadStart(ctx, info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c composite) OnExecutionStart(ctx context.Context, info Info) error {
+	for _, h := range c {
+		if err := h.OnExecutionStart(ctx, info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c composite) OnExecutionEmit(ctx context.Context, info Info, v any) {
+	each(c, func(h ExecutionHook) { h.OnExecutionEmit(ctx, info, v) })
+}
+
+func (c composite) OnEmit(ctx context.Context, info Info, v any) {
+	each(c, func(h ExecutionHook) { h.OnEmit(ctx, info, v) })
+}
+
+func (c composite) OnExecutionSuccess(ctx context.Context, info Info) {
+	each(c, func(h ExecutionHook) { h.OnExecutionSuccess(ctx, info) })
+}
+
+func (c composite) OnExecutionError(ctx context.Context, info Info, err error) {
+	each(c, func(h ExecutionHook) { h.OnExecutionError(ctx, info, err) })
+}
+
+func (c composite) OnThreadComplete(ctx context.Context, info Info) {
+	each(c, func(h ExecutionHook) { h.OnThreadComplete(ctx, info) })
+}
+
+func (c composite) OnFallbackStart(ctx context.Context, info Info) {
+	each(c, func(h ExecutionHook) { h.OnFallbackStart(ctx, info) })
+}
+
+func (c composite) OnFallbackEmit(ctx context.Context, info Info, v any) {
+	each(c, func(h ExecutionHook) { h.OnFallbackEmit(ctx, info, v) })
+}
+
+func (c composite) OnFallbackSuccess(ctx context.Context, info Info) {
+	each(c, func(h ExecutionHook) { h.OnFallbackSuccess(ctx, info) })
+}
+
+func (c composite) OnFallbackError(ctx context.Context, info Info, err error) {
+	each(c, func(h ExecutionHook) { h.OnFallbackError(ctx, info, err) })
+}
+
+func (c composite) OnSuccess(ctx context.Context, info Info) {
+	each(c, func(h ExecutionHook) { h.OnSuccess(ctx, info) })
+}
+
+func (c composite) OnError(ctx context.Context, info Info, err error) {
+	each(c, func(h ExecutionHook) { h.OnError(ctx, info, err) })
+}
+
+func (c composite) OnCacheHit(ctx context.Context, info Info) {
+	each(c, func(h ExecutionHook) { h.OnCacheHit(ctx, info) })
+}
+
+func (c composite) OnUnsubscribe(ctx context.Context, info Info) {
+	each(c, func(h ExecutionHook) { h.OnUnsubscribe(ctx, info) })
+}
+
+type compositeNotifier []EventNotifier
+
+func (c compositeNotifier) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
+	each(c, func(n EventNotifier) { n.MarkEvent(ctx, e, key) })
+}
+
+func (c compositeNotifier) MarkCommandExecution(ctx context.Context, key string, isolation config.IsolationStrategy, d time.Duration, events []metrics.EventType) {
+	each(c, func(n EventNotifier) { n.MarkCommandExecution(ctx, key, isolation, d, events) })
+}
