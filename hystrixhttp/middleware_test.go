@@ -1,0 +1,283 @@
+package hystrixhttp
+
+import (
+	"errors"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// serve starts a real server on 127.0.0.1 routing "GET /work" to h wrapped by mw, with
+// its error log captured, and returns it with a client of its own.
+func serve(t *testing.T, mw *Middleware, h http.Handler) (*httptest.Server, *http.Client, *syncbuf.Buffer) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /work", mw.Wrap(h))
+	srv := httptest.NewUnstartedServer(mux)
+	var logs syncbuf.Buffer
+	srv.Config.ErrorLog = log.New(&logs, "", 0)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return srv, &http.Client{Transport: tr}, &logs
+}
+
+// switchable answers its status (and the status text) and counts its requests.
+type switchable struct {
+	status atomic.Int32
+	hits   atomic.Int32
+}
+
+func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.hits.Add(1)
+	w.WriteHeader(int(s.status.Load()))
+	io.WriteString(w, http.StatusText(int(s.status.Load())))
+}
+
+func TestMiddlewareBreakerOpensOnAFailingHandlerAndClosesOnceItRecovers(t *testing.T) {
+	e := newEnv(t)
+	h := &switchable{}
+	h.status.Store(http.StatusInternalServerError)
+	s := e.setter("")
+	srv, c, _ := serve(t, &Middleware{Setter: s}, h)
+
+	for range 3 {
+		resp, body, err := get(t, c, srv.URL+"/work")
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, "the handler's answer stands")
+		assert.Equal(t, "Internal Server Error", body)
+	}
+	e.tick(200 * time.Millisecond)
+	resp, body, err := get(t, c, srv.URL+"/work")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"), "the sleep window, in seconds")
+	assert.Equal(t, "Service Unavailable\n", body)
+	assert.EqualValues(t, 3, h.hits.Load(), "an open breaker keeps requests off the handler")
+
+	h.status.Store(http.StatusOK)
+	e.tick(time.Second)
+	for range 2 {
+		resp, _, err = get(t, c, srv.URL+"/work")
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	assert.EqualValues(t, 5, h.hits.Load())
+	const key = "GET /work" // the ServeMux pattern
+	assert.EqualValues(t, 3, e.count(key, metrics.Failure))
+	assert.EqualValues(t, 1, e.count(key, metrics.ShortCircuited))
+	assert.EqualValues(t, 2, e.count(key, metrics.Success))
+}
+
+func TestMiddleware4xxNeverOpensTheBreaker(t *testing.T) {
+	e := newEnv(t)
+	h := &switchable{}
+	h.status.Store(http.StatusBadRequest)
+	srv, c, _ := serve(t, &Middleware{Setter: e.setter("work")}, h)
+	for range 5 {
+		resp, _, err := get(t, c, srv.URL+"/work")
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		e.tick(200 * time.Millisecond)
+	}
+	assert.EqualValues(t, 5, h.hits.Load())
+	assert.EqualValues(t, 5, e.count("work", metrics.BadRequest))
+}
+
+func TestMiddlewareRejectsBeyondTheSemaphore(t *testing.T) {
+	e := newEnv(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+	})
+	srv, c, _ := serve(t, &Middleware{Setter: e.setter("work",
+		"execution.isolation.semaphore.maxConcurrentRequests", "1")}, h)
+
+	first := make(chan error, 1)
+	go func() {
+		_, _, err := get(t, c, srv.URL+"/work")
+		first <- err
+	}()
+	<-entered
+	resp, _, err := get(t, c, srv.URL+"/work")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+	close(release)
+	require.NoError(t, <-first)
+	assert.EqualValues(t, 1, e.count("work", metrics.SemaphoreRejected))
+}
+
+func TestMiddlewareFallbackAnswersRefusals(t *testing.T) {
+	e := newEnv(t)
+	var causes []error
+	mw := &Middleware{Setter: e.setter("work", "circuitBreaker.forceOpen", "true"),
+		Fallback: func(w http.ResponseWriter, r *http.Request, err error) {
+			causes = append(causes, err)
+			w.Header().Set("X-Fallback", "yes")
+			io.WriteString(w, "from cache")
+		}}
+	srv, c, _ := serve(t, mw, &switchable{})
+	resp, body, err := get(t, c, srv.URL+"/work")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "from cache", body)
+	assert.Equal(t, "yes", resp.Header.Get("X-Fallback"))
+	require.Len(t, causes, 1)
+	assert.ErrorIs(t, causes[0], command.ErrShortCircuited)
+	assert.EqualValues(t, 1, e.count("work", metrics.FallbackSuccess))
+}
+
+func TestMiddlewareTimeoutBeforeTheFirstWriteAnswers503(t *testing.T) {
+	e := newEnv(t)
+	entered, sawCancel := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-r.Context().Done()
+		close(sawCancel)
+	})
+	srv, c, _ := serve(t, &Middleware{Setter: e.setter("work",
+		"execution.isolation.thread.timeoutInMilliseconds", "300")}, h)
+
+	done := make(chan *http.Response, 1)
+	go func() {
+		resp, _, err := get(t, c, srv.URL+"/work")
+		assert.NoError(t, err)
+		done <- resp
+	}()
+	<-entered
+	e.clk.Advance(300 * time.Millisecond)
+	<-sawCancel
+	resp := <-done
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Empty(t, resp.Header.Get("Retry-After"))
+	assert.EqualValues(t, 1, e.count("work", metrics.Timeout))
+}
+
+func TestMiddlewareTimeoutAfterTheFirstWriteAbortsTheResponse(t *testing.T) {
+	e := newEnv(t)
+	entered := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "partial")
+		http.NewResponseController(w).Flush()
+		close(entered)
+		<-r.Context().Done()
+	})
+	srv, c, logs := serve(t, &Middleware{Setter: e.setter("work",
+		"execution.isolation.thread.timeoutInMilliseconds", "300")}, h)
+
+	resp, err := c.Get(srv.URL + "/work")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	<-entered
+	e.clk.Advance(300 * time.Millisecond)
+	body, err := io.ReadAll(resp.Body)
+	assert.Equal(t, "partial", string(body))
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "a cut-off response must not look whole")
+	assert.EqualValues(t, 1, e.count("work", metrics.Timeout))
+	assert.Empty(t, logs.String(), "an aborted response is not logged as a panic")
+}
+
+func TestMiddlewarePanicIsAFailureAndIsRaisedAgain(t *testing.T) {
+	e := newEnv(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic("boom") })
+	srv, c, logs := serve(t, &Middleware{Setter: e.setter("work"),
+		Fallback: func(w http.ResponseWriter, r *http.Request, err error) {
+			t.Error("the fallback must not answer for a panic")
+		}}, h)
+	_, err := c.Get(srv.URL + "/work")
+	require.Error(t, err, "net/http aborts the connection of a panicking handler")
+	assert.EqualValues(t, 1, e.count("work", metrics.Failure))
+	assert.Contains(t, logs.String(), "http: panic serving")
+	assert.Contains(t, logs.String(), "command: panic: boom")
+}
+
+func TestMiddlewareAbortHandlerPanicPassesThroughSilently(t *testing.T) {
+	e := newEnv(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic(http.ErrAbortHandler) })
+	srv, c, logs := serve(t, &Middleware{Setter: e.setter("work")}, h)
+	_, err := c.Get(srv.URL + "/work")
+	require.Error(t, err)
+	assert.EqualValues(t, 1, e.count("work", metrics.Failure))
+	assert.Empty(t, logs.String())
+}
+
+func TestMiddlewareFallbackPanicIsRaisedAgain(t *testing.T) {
+	e := newEnv(t)
+	mw := &Middleware{Setter: e.setter("work", "circuitBreaker.forceOpen", "true"),
+		Fallback: func(w http.ResponseWriter, r *http.Request, err error) { panic(errors.New("fallback broke")) }}
+	srv, c, logs := serve(t, mw, &switchable{})
+	_, err := c.Get(srv.URL + "/work")
+	require.Error(t, err)
+	assert.EqualValues(t, 1, e.count("work", metrics.FallbackFailure))
+	assert.Contains(t, logs.String(), "command: panic: fallback broke")
+}
+
+// TestMiddlewareThreadIsolationWaitsForTheHandler: under THREAD isolation the command
+// gives up at the timeout while the handler goes on; Wrap must not answer or return
+// while the handler can still write.
+func TestMiddlewareThreadIsolationWaitsForTheHandler(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes bool
+	}{{"handler writes late: aborted", true}, {"handler writes nothing: 503", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			entered, release := make(chan struct{}), make(chan struct{})
+			var returned atomic.Bool
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				close(entered)
+				<-release // ignores its context for a while
+				if tc.writes {
+					io.WriteString(w, "late")
+				}
+				returned.Store(true)
+			})
+			var fallbacks atomic.Int32
+			srv, c, _ := serve(t, &Middleware{Setter: e.setter("work",
+				"execution.isolation.strategy", "THREAD",
+				"execution.isolation.thread.timeoutInMilliseconds", "300"),
+				Fallback: func(w http.ResponseWriter, r *http.Request, err error) {
+					assert.True(t, returned.Load(), "the fallback answers after the handler returned")
+					assert.ErrorIs(t, err, command.ErrTimeout)
+					fallbacks.Add(1)
+					w.WriteHeader(http.StatusGatewayTimeout)
+				}}, h)
+
+			done := make(chan error, 1)
+			var status int
+			go func() {
+				resp, _, err := get(t, c, srv.URL+"/work")
+				if err == nil {
+					status = resp.StatusCode
+				}
+				done <- err
+			}()
+			<-entered
+			e.clk.Advance(300 * time.Millisecond)
+			close(release)
+			err := <-done
+			if tc.writes {
+				assert.Error(t, err)
+				assert.Zero(t, fallbacks.Load())
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, http.StatusGatewayTimeout, status)
+				assert.EqualValues(t, 1, fallbacks.Load())
+			}
+			assert.EqualValues(t, 1, e.count("work", metrics.Timeout))
+		})
+	}
+}
