@@ -1,6 +1,7 @@
-// Command rxhystrix-demo runs simulated dependencies behind rxhystrix commands, serves
-// the Hystrix dashboard stream and prints a live table of every command once a second,
-// so breakers can be watched opening and closing.
+// Command rxhystrix-demo runs simulated dependencies as HTTP servers on 127.0.0.1, calls
+// them through hystrixhttp.Transport (one command key each), serves the Hystrix
+// dashboard stream and prints a live table of every command once a second, so breakers
+// can be watched opening and closing.
 //
 //	go run ./cmd/rxhystrix-demo -addr 127.0.0.1:7979 -duration 1m -rate 50
 //
@@ -65,6 +66,11 @@ func start(addr string, duration time.Duration, rate int) error {
 func run(ctx context.Context, ln net.Listener, rate int, out io.Writer) error {
 	rt := command.NewRuntime()
 	defer rt.Close()
+	began := time.Now()
+	deps, err := newServices(rt, began)
+	if err != nil {
+		return errors.Join(err, ln.Close())
+	}
 
 	// Streams never end by themselves: their requests share ctx, so they end with the run.
 	srv := &http.Server{
@@ -75,12 +81,11 @@ func run(ctx context.Context, ln net.Listener, rate int, out io.Writer) error {
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(out, "rxhystrix demo: dashboard stream on http://%s/hystrix.stream, %d requests/s\n", ln.Addr(), rate)
 
-	began := time.Now()
 	var pages sync.WaitGroup
 	generated := make(chan struct{})
 	go func() {
 		defer close(generated)
-		generate(ctx, &pages, newServices(rt, began), rate)
+		generate(ctx, &pages, deps, rate)
 	}()
 
 	ticker := time.NewTicker(time.Second)
@@ -98,6 +103,7 @@ func run(ctx context.Context, ln net.Listener, rate int, out io.Writer) error {
 			}
 			<-generated
 			pages.Wait()
+			err = errors.Join(err, deps.close())
 			fmt.Fprintln(out, "rxhystrix demo: stopped")
 			return err
 		}
