@@ -7,20 +7,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"testing"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hystrixhttp"
+	"github.com/rxhystrix/rxhystrix/internal/doctest"
 )
 
-func ExampleTransport() {
-	inventory := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "overloaded", http.StatusServiceUnavailable)
-	}))
-	defer inventory.Close()
-	rt := command.NewRuntime() // command.Default() in production code
-	defer rt.Close()
-
+// stock is the client example of the README.
+func stock(rt *command.Runtime, inventoryURL string) {
 	client := &http.Client{Transport: &hystrixhttp.Transport{
 		Setter: command.Setter{Runtime: rt, GroupKey: "Inventory", Properties: config.Overrides{
 			"execution.isolation.thread.timeoutInMilliseconds":    "300",
@@ -35,14 +31,25 @@ func ExampleTransport() {
 		},
 	}}
 
-	resp, err := client.Get(inventory.URL + "/stock/42")
+	resp, err := client.Get(inventoryURL + "/stock/42") // command key "GET <host>"
 	if err != nil {
-		fmt.Println(err)
+		fmt.Println(err) // errors.Is(err, command.ErrShortCircuited), ErrTimeout, ...
 		return
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	fmt.Println(resp.StatusCode, string(body))
+	fmt.Println(resp.StatusCode, string(body)) // 200 stock unknown
+}
+
+func ExampleTransport() {
+	inventory := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	defer inventory.Close()
+	rt := command.NewRuntime() // command.Default() in production code
+	defer rt.Close()
+
+	stock(rt, inventory.URL)
 	// Output:
 	// fallback for true
 	// 200 stock unknown
@@ -63,9 +70,8 @@ func ExampleTransport_shortCircuited() {
 	// Output: true
 }
 
-func ExampleMiddleware_Wrap() {
-	rt := command.NewRuntime()
-	defer rt.Close()
+// routes is the server example of the README.
+func routes(rt *command.Runtime) *http.ServeMux {
 	api := &hystrixhttp.Middleware{Setter: command.Setter{Runtime: rt, Properties: config.Overrides{
 		"execution.isolation.semaphore.maxConcurrentRequests": "200",
 		"execution.isolation.thread.timeoutInMilliseconds":    "2000",
@@ -77,12 +83,18 @@ func ExampleMiddleware_Wrap() {
 
 	mux := http.NewServeMux()
 	mux.Handle("GET /users/{id}", api.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "user %s", r.PathValue("id"))
+		fmt.Fprintf(w, "user %s", r.PathValue("id")) // 200 "user 7", command key "GET /users/{id}"
 	})))
 	mux.Handle("GET /reports", reports.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, "an expensive report")
+		fmt.Fprint(w, "an expensive report") // never reached: 503, Retry-After: 5
 	})))
-	srv := httptest.NewServer(mux)
+	return mux
+}
+
+func ExampleMiddleware_Wrap() {
+	rt := command.NewRuntime()
+	defer rt.Close()
+	srv := httptest.NewServer(routes(rt))
 	defer srv.Close()
 
 	for _, path := range []string{"/users/7", "/reports"} {
@@ -101,4 +113,10 @@ func ExampleMiddleware_Wrap() {
 	// 200 "user 7" Retry-After=""
 	// 503 "Service Unavailable\n" Retry-After="5"
 	// GET /users/{id}
+}
+
+// TestReadmeShowsTheExamples keeps the README's HTTP examples identical to the compiled
+// ones above.
+func TestReadmeShowsTheExamples(t *testing.T) {
+	doctest.AssertShows(t, "../README.md", "example_test.go", "func stock(", "func routes(")
 }
