@@ -31,6 +31,10 @@ import (
 // aborted with http.ErrAbortHandler, so the client sees a broken response rather than a
 // cut-off one that looks whole. A handler should stop writing once its context ends.
 //
+// The handler's ResponseWriter records the status on its way through; it is an
+// http.Flusher, and http.NewResponseController reaches the server's own writer through
+// it (deadlines, hijacking).
+//
 // A Middleware is safe for concurrent use; its fields must not change once it is in use.
 type Middleware struct {
 	// Setter holds the runtime, group key, properties and classifier of the commands.

@@ -186,6 +186,18 @@ func TestClientFallbackErrorKeepsTheFailureCode(t *testing.T) {
 	assert.Equal(t, errNoCache, ce.FallbackErr)
 }
 
+func TestClientFallbackStatusReachesTheCaller(t *testing.T) {
+	e := newEnv(t)
+	svc := newService()
+	client := dial(t, svc, &Client{Setter: e.setter("backend", "circuitBreaker.forceOpen", "true"),
+		Fallback: func(context.Context, string, any, any, error) error {
+			return status.Error(codes.NotFound, "not cached either")
+		}})
+	_, err := client.UnaryCall(context.Background(), &testpb.SimpleRequest{})
+	assert.Equal(t, codes.NotFound, status.Code(err), "the fallback chose the status")
+	assert.ErrorIs(t, err, command.ErrShortCircuited)
+}
+
 func TestClientRejectionIsResourceExhausted(t *testing.T) {
 	e := newEnv(t)
 	svc := newService()

@@ -100,9 +100,10 @@ func panicOf(ce *command.Error) *command.PanicError {
 }
 
 // statusError is a *command.Error with the gRPC status a caller, or the server's
-// client, expects: Unavailable for a short circuit, ResourceExhausted for a rejection,
-// DeadlineExceeded for a timeout, Internal for a panic, else the code of the RPC's
-// error. errors.Is(err, command.ErrShortCircuited) and the other sentinels hold.
+// client, expects: Internal for a panic; the code of the fallback's error when the
+// fallback failed with a status; Unavailable for a short circuit, ResourceExhausted for a
+// rejection, DeadlineExceeded for a timeout; else the code of the RPC's error.
+// errors.Is(err, command.ErrShortCircuited) and the other sentinels hold.
 type statusError struct{ err *command.Error }
 
 func (e *statusError) Error() string { return e.err.Error() }
@@ -113,6 +114,12 @@ func (e *statusError) Unwrap() error { return e.err }
 func (e *statusError) GRPCStatus() *status.Status { return status.New(e.code(), e.err.Error()) }
 
 func (e *statusError) code() codes.Code {
+	if panicOf(e.err) != nil {
+		return codes.Internal
+	}
+	if s, ok := status.FromError(e.err.FallbackErr); ok && e.err.FallbackErr != nil {
+		return s.Code()
+	}
 	switch {
 	case errors.Is(e.err, command.ErrShortCircuited):
 		return codes.Unavailable
@@ -120,8 +127,6 @@ func (e *statusError) code() codes.Code {
 		return codes.ResourceExhausted
 	case errors.Is(e.err, command.ErrTimeout):
 		return codes.DeadlineExceeded
-	case panicOf(e.err) != nil:
-		return codes.Internal
 	}
 	if s, ok := status.FromError(e.err.Cause); ok {
 		return s.Code()
