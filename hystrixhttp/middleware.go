@@ -61,7 +61,7 @@ type Middleware struct {
 func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := &handling{m: m, next: next, w: statusWriter{ResponseWriter: w}, r: r}
-		s := intercept.Setter(m.Setter, m.key(r))
+		s := intercept.Setter(m.Setter, m.Key, routeKey, r)
 		cmd := command.New(s, h.run)
 		if m.Fallback != nil {
 			cmd.WithFallback(h.fallback)
@@ -72,13 +72,10 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	})
 }
 
-func (m *Middleware) key(r *http.Request) string {
-	switch {
-	case m.Key != nil:
-		return m.Key(r)
-	case m.Setter.CommandKey != "":
-		return m.Setter.CommandKey
-	case r.Pattern != "":
+// routeKey names a request's command after the ServeMux pattern that routed it, or its
+// method when no ServeMux did.
+func routeKey(r *http.Request) string {
+	if r.Pattern != "" {
 		return r.Pattern
 	}
 	return r.Method

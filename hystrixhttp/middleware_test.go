@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
 	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -46,20 +47,20 @@ func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestMiddlewareBreakerOpensOnAFailingHandlerAndClosesOnceItRecovers(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	h := &switchable{}
 	h.status.Store(http.StatusInternalServerError)
-	s := e.setter("")
+	s := e.Setter("")
 	srv, c, _ := serve(t, &Middleware{Setter: s}, h)
 
 	for range 3 {
-		resp, body, err := get(t, c, srv.URL+"/work")
+		resp, body, err := get(c, srv.URL+"/work")
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, "the handler's answer stands")
 		assert.Equal(t, "Internal Server Error", body)
 	}
-	e.tick(200 * time.Millisecond)
-	resp, body, err := get(t, c, srv.URL+"/work")
+	e.Tick(200 * time.Millisecond)
+	resp, body, err := get(c, srv.URL+"/work")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"), "the sleep window, in seconds")
@@ -67,107 +68,100 @@ func TestMiddlewareBreakerOpensOnAFailingHandlerAndClosesOnceItRecovers(t *testi
 	assert.EqualValues(t, 3, h.hits.Load(), "an open breaker keeps requests off the handler")
 
 	h.status.Store(http.StatusOK)
-	e.tick(time.Second)
+	e.Tick(time.Second)
 	for range 2 {
-		resp, _, err = get(t, c, srv.URL+"/work")
+		resp, _, err = get(c, srv.URL+"/work")
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 	}
 	assert.EqualValues(t, 5, h.hits.Load())
 	const key = "GET /work" // the ServeMux pattern
-	assert.EqualValues(t, 3, e.count(key, metrics.Failure))
-	assert.EqualValues(t, 1, e.count(key, metrics.ShortCircuited))
-	assert.EqualValues(t, 2, e.count(key, metrics.Success))
+	assert.EqualValues(t, 3, e.Count(key, metrics.Failure))
+	assert.EqualValues(t, 1, e.Count(key, metrics.ShortCircuited))
+	assert.EqualValues(t, 2, e.Count(key, metrics.Success))
 }
 
 func TestMiddleware4xxNeverOpensTheBreaker(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	h := &switchable{}
 	h.status.Store(http.StatusBadRequest)
-	srv, c, _ := serve(t, &Middleware{Setter: e.setter("work")}, h)
+	srv, c, _ := serve(t, &Middleware{Setter: e.Setter("work")}, h)
 	for range 5 {
-		resp, _, err := get(t, c, srv.URL+"/work")
+		resp, _, err := get(c, srv.URL+"/work")
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
-		e.tick(200 * time.Millisecond)
+		e.Tick(200 * time.Millisecond)
 	}
 	assert.EqualValues(t, 5, h.hits.Load())
-	assert.EqualValues(t, 5, e.count("work", metrics.BadRequest))
+	assert.EqualValues(t, 5, e.Count("work", metrics.BadRequest))
 }
 
 func TestMiddlewareRejectsBeyondTheSemaphore(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(entered)
 		<-release
 	})
-	srv, c, _ := serve(t, &Middleware{Setter: e.setter("work",
+	srv, c, _ := serve(t, &Middleware{Setter: e.Setter("work",
 		"execution.isolation.semaphore.maxConcurrentRequests", "1")}, h)
 
-	first := make(chan error, 1)
-	go func() {
-		_, _, err := get(t, c, srv.URL+"/work")
-		first <- err
-	}()
+	first := goGet(c, srv.URL+"/work")
 	<-entered
-	resp, _, err := get(t, c, srv.URL+"/work")
+	resp, _, err := get(c, srv.URL+"/work")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
 	close(release)
-	require.NoError(t, <-first)
-	assert.EqualValues(t, 1, e.count("work", metrics.SemaphoreRejected))
+	require.NoError(t, (<-first).err)
+	assert.EqualValues(t, 1, e.Count("work", metrics.SemaphoreRejected))
 }
 
 func TestMiddlewareFallbackAnswersRefusals(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	var causes []error
-	mw := &Middleware{Setter: e.setter("work", "circuitBreaker.forceOpen", "true"),
+	mw := &Middleware{Setter: e.Setter("work", "circuitBreaker.forceOpen", "true"),
 		Fallback: func(w http.ResponseWriter, r *http.Request, err error) {
 			causes = append(causes, err)
 			w.Header().Set("X-Fallback", "yes")
 			io.WriteString(w, "from cache")
 		}}
 	srv, c, _ := serve(t, mw, &switchable{})
-	resp, body, err := get(t, c, srv.URL+"/work")
+	resp, body, err := get(c, srv.URL+"/work")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "from cache", body)
 	assert.Equal(t, "yes", resp.Header.Get("X-Fallback"))
 	require.Len(t, causes, 1)
 	assert.ErrorIs(t, causes[0], command.ErrShortCircuited)
-	assert.EqualValues(t, 1, e.count("work", metrics.FallbackSuccess))
+	assert.EqualValues(t, 1, e.Count("work", metrics.FallbackSuccess))
 }
 
 func TestMiddlewareTimeoutBeforeTheFirstWriteAnswers503(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	entered, sawCancel := make(chan struct{}), make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(entered)
 		<-r.Context().Done()
 		close(sawCancel)
 	})
-	srv, c, _ := serve(t, &Middleware{Setter: e.setter("work",
+	srv, c, _ := serve(t, &Middleware{Setter: e.Setter("work",
 		"execution.isolation.thread.timeoutInMilliseconds", "300")}, h)
 
-	done := make(chan *http.Response, 1)
-	go func() {
-		resp, _, err := get(t, c, srv.URL+"/work")
-		assert.NoError(t, err)
-		done <- resp
-	}()
+	done := goGet(c, srv.URL+"/work")
 	<-entered
-	e.clk.Advance(300 * time.Millisecond)
+	e.Clock.Advance(300 * time.Millisecond)
 	<-sawCancel
-	resp := <-done
+	a := <-done
+	require.NoError(t, a.err)
+	resp := a.resp
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	assert.Empty(t, resp.Header.Get("Retry-After"))
-	assert.EqualValues(t, 1, e.count("work", metrics.Timeout))
+	assert.EqualValues(t, 1, e.Count("work", metrics.Timeout))
 }
 
 func TestMiddlewareTimeoutAfterTheFirstWriteAbortsTheResponse(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	entered := make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "partial")
@@ -175,53 +169,53 @@ func TestMiddlewareTimeoutAfterTheFirstWriteAbortsTheResponse(t *testing.T) {
 		close(entered)
 		<-r.Context().Done()
 	})
-	srv, c, logs := serve(t, &Middleware{Setter: e.setter("work",
+	srv, c, logs := serve(t, &Middleware{Setter: e.Setter("work",
 		"execution.isolation.thread.timeoutInMilliseconds", "300")}, h)
 
 	resp, err := c.Get(srv.URL + "/work")
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	<-entered
-	e.clk.Advance(300 * time.Millisecond)
+	e.Clock.Advance(300 * time.Millisecond)
 	body, err := io.ReadAll(resp.Body)
 	assert.Equal(t, "partial", string(body))
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "a cut-off response must not look whole")
-	assert.EqualValues(t, 1, e.count("work", metrics.Timeout))
+	assert.EqualValues(t, 1, e.Count("work", metrics.Timeout))
 	assert.Empty(t, logs.String(), "an aborted response is not logged as a panic")
 }
 
 func TestMiddlewarePanicIsAFailureAndIsRaisedAgain(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic("boom") })
-	srv, c, logs := serve(t, &Middleware{Setter: e.setter("work"),
+	srv, c, logs := serve(t, &Middleware{Setter: e.Setter("work"),
 		Fallback: func(w http.ResponseWriter, r *http.Request, err error) {
 			t.Error("the fallback must not answer for a panic")
 		}}, h)
 	_, err := c.Get(srv.URL + "/work")
 	require.Error(t, err, "net/http aborts the connection of a panicking handler")
-	assert.EqualValues(t, 1, e.count("work", metrics.Failure))
+	assert.EqualValues(t, 1, e.Count("work", metrics.Failure))
 	assert.Contains(t, logs.String(), "http: panic serving")
 	assert.Contains(t, logs.String(), "command: panic: boom")
 }
 
 func TestMiddlewareAbortHandlerPanicPassesThroughSilently(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic(http.ErrAbortHandler) })
-	srv, c, logs := serve(t, &Middleware{Setter: e.setter("work")}, h)
+	srv, c, logs := serve(t, &Middleware{Setter: e.Setter("work")}, h)
 	_, err := c.Get(srv.URL + "/work")
 	require.Error(t, err)
-	assert.EqualValues(t, 1, e.count("work", metrics.Failure))
+	assert.EqualValues(t, 1, e.Count("work", metrics.Failure))
 	assert.Empty(t, logs.String())
 }
 
 func TestMiddlewareFallbackPanicIsRaisedAgain(t *testing.T) {
-	e := newEnv(t)
-	mw := &Middleware{Setter: e.setter("work", "circuitBreaker.forceOpen", "true"),
+	e := cmdtest.New(t)
+	mw := &Middleware{Setter: e.Setter("work", "circuitBreaker.forceOpen", "true"),
 		Fallback: func(w http.ResponseWriter, r *http.Request, err error) { panic(errors.New("fallback broke")) }}
 	srv, c, logs := serve(t, mw, &switchable{})
 	_, err := c.Get(srv.URL + "/work")
 	require.Error(t, err)
-	assert.EqualValues(t, 1, e.count("work", metrics.FallbackFailure))
+	assert.EqualValues(t, 1, e.Count("work", metrics.FallbackFailure))
 	assert.Contains(t, logs.String(), "command: panic: fallback broke")
 }
 
@@ -234,7 +228,7 @@ func TestMiddlewareThreadIsolationWaitsForTheHandler(t *testing.T) {
 		writes bool
 	}{{"handler writes late: aborted", true}, {"handler writes nothing: 503", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := cmdtest.New(t)
 			entered, release := make(chan struct{}), make(chan struct{})
 			var returned atomic.Bool
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -246,7 +240,7 @@ func TestMiddlewareThreadIsolationWaitsForTheHandler(t *testing.T) {
 				returned.Store(true)
 			})
 			var fallbacks atomic.Int32
-			srv, c, _ := serve(t, &Middleware{Setter: e.setter("work",
+			srv, c, _ := serve(t, &Middleware{Setter: e.Setter("work",
 				"execution.isolation.strategy", "THREAD",
 				"execution.isolation.thread.timeoutInMilliseconds", "300"),
 				Fallback: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -256,28 +250,20 @@ func TestMiddlewareThreadIsolationWaitsForTheHandler(t *testing.T) {
 					w.WriteHeader(http.StatusGatewayTimeout)
 				}}, h)
 
-			done := make(chan error, 1)
-			var status int
-			go func() {
-				resp, _, err := get(t, c, srv.URL+"/work")
-				if err == nil {
-					status = resp.StatusCode
-				}
-				done <- err
-			}()
+			done := goGet(c, srv.URL+"/work")
 			<-entered
-			e.clk.Advance(300 * time.Millisecond)
+			e.Clock.Advance(300 * time.Millisecond)
 			close(release)
-			err := <-done
+			a := <-done
 			if tc.writes {
-				assert.Error(t, err)
+				assert.Error(t, a.err)
 				assert.Zero(t, fallbacks.Load())
 			} else {
-				require.NoError(t, err)
-				assert.Equal(t, http.StatusGatewayTimeout, status)
+				require.NoError(t, a.err)
+				assert.Equal(t, http.StatusGatewayTimeout, a.resp.StatusCode)
 				assert.EqualValues(t, 1, fallbacks.Load())
 			}
-			assert.EqualValues(t, 1, e.count("work", metrics.Timeout))
+			assert.EqualValues(t, 1, e.Count("work", metrics.Timeout))
 		})
 	}
 }

@@ -71,21 +71,11 @@ var errNoResponse = errors.New("hystrixhttp: fallback returned no response and n
 // RoundTrip sends req as a command of its key (see Transport).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := &exchange{t: t, req: req}
-	cmd := command.New(intercept.Setter(t.Setter, t.key(req)), x.run)
+	cmd := command.New(intercept.Setter(t.Setter, t.Key, DefaultKey, req), x.run)
 	if t.Fallback != nil {
 		cmd.WithFallback(x.fallback)
 	}
 	return x.settle(cmd.Execute(req.Context()))
-}
-
-func (t *Transport) key(r *http.Request) string {
-	switch {
-	case t.Key != nil:
-		return t.Key(r)
-	case t.Setter.CommandKey != "":
-		return t.Setter.CommandKey
-	}
-	return DefaultKey(r)
 }
 
 // exchange is one RoundTrip: what its run and its caller share. Under THREAD isolation

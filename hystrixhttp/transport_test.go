@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -51,32 +52,48 @@ func client(t *testing.T, tr *Transport) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-func get(t *testing.T, c *http.Client, url string) (*http.Response, string, error) {
-	t.Helper()
+// get GETs url through c and returns the response with its body, read whole and closed.
+func get(c *http.Client, url string) (*http.Response, string, error) {
 	resp, err := c.Get(url)
 	if err != nil {
 		return nil, "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp, string(body), nil
+	return resp, string(body), err
+}
+
+// answer is the outcome of get.
+type answer struct {
+	resp *http.Response
+	body string
+	err  error
+}
+
+// goGet runs get on a goroutine of its own.
+func goGet(c *http.Client, url string) <-chan answer {
+	ch := make(chan answer, 1)
+	go func() {
+		resp, body, err := get(c, url)
+		ch <- answer{resp, body, err}
+	}()
+	return ch
 }
 
 func TestTransportBreakerOpensOn503AndClosesOnceTheBackendRecovers(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	be := newBackend(t, http.StatusServiceUnavailable)
-	c := client(t, &Transport{Setter: e.setter("backend")})
+	c := client(t, &Transport{Setter: e.Setter("backend")})
 
 	for range 3 {
-		resp, body, err := get(t, c, be.URL)
+		resp, body, err := get(c, be.URL)
 		require.NoError(t, err, "a 503 no fallback replaced reaches the caller as a response")
 		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 		assert.Equal(t, "Service Unavailable", body)
 	}
-	e.tick(200 * time.Millisecond)
+	e.Tick(200 * time.Millisecond)
 
-	_, _, err := get(t, c, be.URL)
+	_, _, err := get(c, be.URL)
 	require.ErrorIs(t, err, command.ErrShortCircuited)
 	var ce *command.Error
 	require.ErrorAs(t, err, &ce)
@@ -84,66 +101,66 @@ func TestTransportBreakerOpensOn503AndClosesOnceTheBackendRecovers(t *testing.T)
 	assert.EqualValues(t, 3, be.hits.Load(), "an open breaker keeps requests off the backend")
 
 	be.status.Store(http.StatusOK)
-	e.tick(time.Second) // the sleep window is over: the next request is the trial
+	e.Tick(time.Second) // the sleep window is over: the next request is the trial
 	for range 3 {
-		resp, body, err := get(t, c, be.URL)
+		resp, body, err := get(c, be.URL)
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Equal(t, "OK", body)
 	}
 	assert.EqualValues(t, 6, be.hits.Load())
-	assert.EqualValues(t, 3, e.count("backend", metrics.Failure))
-	assert.EqualValues(t, 1, e.count("backend", metrics.ShortCircuited))
-	assert.EqualValues(t, 3, e.count("backend", metrics.Success))
+	assert.EqualValues(t, 3, e.Count("backend", metrics.Failure))
+	assert.EqualValues(t, 1, e.Count("backend", metrics.ShortCircuited))
+	assert.EqualValues(t, 3, e.Count("backend", metrics.Success))
 }
 
 func TestTransport4xxAreBadRequestsThatNeverOpenTheBreaker(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	be := newBackend(t, http.StatusNotFound)
-	c := client(t, &Transport{Setter: e.setter("backend")})
+	c := client(t, &Transport{Setter: e.Setter("backend")})
 	for range 5 {
-		resp, body, err := get(t, c, be.URL)
+		resp, body, err := get(c, be.URL)
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 		assert.Equal(t, "Not Found", body)
-		e.tick(200 * time.Millisecond)
+		e.Tick(200 * time.Millisecond)
 	}
 	assert.EqualValues(t, 5, be.hits.Load())
-	assert.EqualValues(t, 5, e.count("backend", metrics.BadRequest))
-	assert.Zero(t, e.count("backend", metrics.ShortCircuited))
+	assert.EqualValues(t, 5, e.Count("backend", metrics.BadRequest))
+	assert.Zero(t, e.Count("backend", metrics.ShortCircuited))
 }
 
 func TestTransport429IsAFailureUnlessClassifiedOtherwise(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	be := newBackend(t, http.StatusTooManyRequests)
 
-	c := client(t, &Transport{Setter: e.setter("default")})
+	c := client(t, &Transport{Setter: e.Setter("default")})
 	for range 3 {
-		resp, _, err := get(t, c, be.URL)
+		resp, _, err := get(c, be.URL)
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	}
-	e.tick(200 * time.Millisecond)
-	_, _, err := get(t, c, be.URL)
+	e.Tick(200 * time.Millisecond)
+	_, _, err := get(c, be.URL)
 	require.ErrorIs(t, err, command.ErrShortCircuited, "by default 429 says the backend is overloaded")
 
-	lenient := client(t, &Transport{Setter: e.setter("lenient"), Classify: func(status int) command.Class {
+	lenient := client(t, &Transport{Setter: e.Setter("lenient"), Classify: func(status int) command.Class {
 		if status == http.StatusTooManyRequests {
 			return command.ClassBadRequest
 		}
 		return DefaultClassify(status)
 	}})
 	for range 5 {
-		resp, _, err := get(t, lenient, be.URL)
+		resp, _, err := get(lenient, be.URL)
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
-		e.tick(200 * time.Millisecond)
+		e.Tick(200 * time.Millisecond)
 	}
-	assert.EqualValues(t, 5, e.count("lenient", metrics.BadRequest))
+	assert.EqualValues(t, 5, e.Count("lenient", metrics.BadRequest))
 }
 
 func TestTransportTimeoutCancelsTheRequestOnTheServer(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	entered, serverSawCancel := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(entered)
@@ -151,30 +168,25 @@ func TestTransportTimeoutCancelsTheRequestOnTheServer(t *testing.T) {
 		close(serverSawCancel)
 	}))
 	defer srv.Close()
-	c := client(t, &Transport{Setter: e.setter("slow", "execution.isolation.thread.timeoutInMilliseconds", "300")})
+	c := client(t, &Transport{Setter: e.Setter("slow", "execution.isolation.thread.timeoutInMilliseconds", "300")})
 
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := get(t, c, srv.URL)
-		done <- err
-	}()
+	done := goGet(c, srv.URL)
 	<-entered
-	e.clk.Advance(300 * time.Millisecond)
-	err := <-done
-	require.ErrorIs(t, err, command.ErrTimeout)
+	e.Clock.Advance(300 * time.Millisecond)
+	require.ErrorIs(t, (<-done).err, command.ErrTimeout)
 	select {
 	case <-serverSawCancel:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server never saw the request cancelled")
 	}
-	assert.EqualValues(t, 1, e.count("slow", metrics.Timeout))
+	assert.EqualValues(t, 1, e.Count("slow", metrics.Timeout))
 }
 
 // TestTransportSlowBodyIsReadWholeAfterRoundTrip: the command ends with the response
 // headers; the body keeps streaming afterwards, past the command's timeout, and is read
 // whole.
 func TestTransportSlowBodyIsReadWholeAfterRoundTrip(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	const chunks, size = 20, 1000
 	roundTripped := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -191,32 +203,32 @@ func TestTransportSlowBodyIsReadWholeAfterRoundTrip(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := client(t, &Transport{Setter: e.setter("download", "execution.isolation.thread.timeoutInMilliseconds", "300")})
+	c := client(t, &Transport{Setter: e.Setter("download", "execution.isolation.thread.timeoutInMilliseconds", "300")})
 
 	resp, err := c.Get(srv.URL)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	close(roundTripped)
-	e.clk.Advance(time.Second) // well past the timeout: the command is over, the body is not
+	e.Clock.Advance(time.Second) // well past the timeout: the command is over, the body is not
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	require.Len(t, body, chunks*size)
 	for i := range chunks {
 		assert.Equal(t, strings.Repeat(string(rune('a'+i)), size), string(body[i*size:(i+1)*size]))
 	}
-	assert.EqualValues(t, 1, e.count("download", metrics.Success))
-	assert.Zero(t, e.count("download", metrics.Timeout))
+	assert.EqualValues(t, 1, e.Count("download", metrics.Success))
+	assert.Zero(t, e.Count("download", metrics.Timeout))
 }
 
 func TestTransportCallerCancellationEndsTheBodyRead(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("first"))
 		http.NewResponseController(w).Flush()
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c := client(t, &Transport{Setter: e.setter("endless")})
+	c := client(t, &Transport{Setter: e.Setter("endless")})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
@@ -245,38 +257,38 @@ func TestTransportCallerCancellationEndsTheBodyRead(t *testing.T) {
 }
 
 func TestTransportTransportErrorIsAFailure(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close() // nothing listens there any more
-	c := client(t, &Transport{Setter: e.setter("gone")})
+	c := client(t, &Transport{Setter: e.Setter("gone")})
 
-	_, _, err := get(t, c, url)
+	_, _, err := get(c, url)
 	require.ErrorIs(t, err, command.ErrCommandFailed)
 	assert.ErrorIs(t, err, syscall.ECONNREFUSED)
-	assert.EqualValues(t, 1, e.count("gone", metrics.Failure))
+	assert.EqualValues(t, 1, e.Count("gone", metrics.Failure))
 }
 
 func TestTransportFallbackReplacesFailuresAndTheFailedBodyIsClosed(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	be := newBackend(t, http.StatusBadGateway)
 	base := newTracking()
 	var causes []error
-	c := client(t, &Transport{Base: base, Setter: e.setter("fb"),
+	c := client(t, &Transport{Base: base, Setter: e.Setter("fb"),
 		Fallback: func(req *http.Request, err error) (*http.Response, error) {
 			causes = append(causes, err)
 			return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("cached")), Request: req}, nil
 		}})
 
 	for range 3 {
-		resp, body, err := get(t, c, be.URL)
+		resp, body, err := get(c, be.URL)
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Equal(t, "cached", body)
 		assert.True(t, (<-base.bodies).closed.Load(), "the 502's body is closed, not leaked")
 	}
-	e.tick(200 * time.Millisecond)
-	resp, body, err := get(t, c, be.URL)
+	e.Tick(200 * time.Millisecond)
+	resp, body, err := get(c, be.URL)
 	require.NoError(t, err)
 	assert.Equal(t, "cached", body)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
@@ -287,14 +299,14 @@ func TestTransportFallbackReplacesFailuresAndTheFailedBodyIsClosed(t *testing.T)
 	assert.Equal(t, http.StatusBadGateway, se.Response.StatusCode)
 	assert.Equal(t, "502 Bad Gateway from GET "+be.URL, se.Error())
 	assert.ErrorIs(t, causes[3], command.ErrShortCircuited)
-	assert.EqualValues(t, 4, e.count("fb", metrics.FallbackSuccess))
+	assert.EqualValues(t, 4, e.Count("fb", metrics.FallbackSuccess))
 }
 
 func TestTransportFallbackMayHandBackTheFailedResponse(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	be := newBackend(t, http.StatusInternalServerError)
 	base := newTracking()
-	c := client(t, &Transport{Base: base, Setter: e.setter("fb"),
+	c := client(t, &Transport{Base: base, Setter: e.Setter("fb"),
 		Fallback: func(req *http.Request, err error) (*http.Response, error) {
 			var se *StatusError
 			if errors.As(err, &se) {
@@ -302,23 +314,23 @@ func TestTransportFallbackMayHandBackTheFailedResponse(t *testing.T) {
 			}
 			return nil, err
 		}})
-	resp, body, err := get(t, c, be.URL)
+	resp, body, err := get(c, be.URL)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
 	assert.Equal(t, "Internal Server Error", body, "the body was still open for the caller")
 }
 
 func TestTransportFallbackErrorReachesTheCaller(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	be := newBackend(t, http.StatusServiceUnavailable)
 	base := newTracking()
 	errNoCache := errors.New("nothing cached")
 	orphan := &trackedBody{ReadCloser: io.NopCloser(strings.NewReader(""))}
-	c := client(t, &Transport{Base: base, Setter: e.setter("fb"),
+	c := client(t, &Transport{Base: base, Setter: e.Setter("fb"),
 		Fallback: func(req *http.Request, err error) (*http.Response, error) {
 			return &http.Response{StatusCode: http.StatusOK, Body: orphan}, errNoCache
 		}})
-	_, _, err := get(t, c, be.URL)
+	_, _, err := get(c, be.URL)
 	require.ErrorIs(t, err, command.ErrCommandFailed)
 	var ce *command.Error
 	require.ErrorAs(t, err, &ce)
@@ -328,35 +340,31 @@ func TestTransportFallbackErrorReachesTheCaller(t *testing.T) {
 }
 
 func TestTransportRejectionClosesTheUnsentRequestBody(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(entered)
 		<-release
 	}))
 	defer srv.Close()
-	c := client(t, &Transport{Setter: e.setter("narrow", "execution.isolation.semaphore.maxConcurrentRequests", "1")})
+	c := client(t, &Transport{Setter: e.Setter("narrow", "execution.isolation.semaphore.maxConcurrentRequests", "1")})
 
-	first := make(chan error, 1)
-	go func() {
-		_, _, err := get(t, c, srv.URL)
-		first <- err
-	}()
+	first := goGet(c, srv.URL)
 	<-entered
 	body := &trackedBody{ReadCloser: io.NopCloser(strings.NewReader("payload"))}
 	_, err := c.Post(srv.URL, "text/plain", body)
 	require.ErrorIs(t, err, command.ErrSemaphoreRejected)
 	assert.True(t, body.closed.Load(), "RoundTrip closes the body of a request it never sent")
 	close(release)
-	require.NoError(t, <-first)
-	assert.EqualValues(t, 1, e.count("narrow", metrics.SemaphoreRejected))
+	require.NoError(t, (<-first).err)
+	assert.EqualValues(t, 1, e.Count("narrow", metrics.SemaphoreRejected))
 }
 
 // TestTransportThreadIsolationClosesALateResponse: under THREAD isolation without
 // interruptOnTimeout the caller gets the timeout while the request goes on; the answer
 // that arrives afterwards is closed by the abandoned run.
 func TestTransportThreadIsolationClosesALateResponse(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(entered)
@@ -365,33 +373,29 @@ func TestTransportThreadIsolationClosesALateResponse(t *testing.T) {
 	}))
 	defer srv.Close()
 	base := newTracking()
-	c := client(t, &Transport{Base: base, Setter: e.setter("pooled",
+	c := client(t, &Transport{Base: base, Setter: e.Setter("pooled",
 		"execution.isolation.strategy", "THREAD",
 		"execution.isolation.thread.timeoutInMilliseconds", "300",
 		"execution.isolation.thread.interruptOnTimeout", "false")})
 
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := get(t, c, srv.URL)
-		done <- err
-	}()
+	done := goGet(c, srv.URL)
 	<-entered
-	e.clk.Advance(300 * time.Millisecond)
-	require.ErrorIs(t, <-done, command.ErrTimeout, "the caller does not wait for the late answer")
+	e.Clock.Advance(300 * time.Millisecond)
+	require.ErrorIs(t, (<-done).err, command.ErrTimeout, "the caller does not wait for the late answer")
 	close(release)
 	late := <-base.bodies
 	require.Eventually(t, late.closed.Load, 10*time.Second, time.Millisecond)
 }
 
 func TestTransportDefaultKeyIsMethodAndHost(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	be := newBackend(t, http.StatusOK)
-	s := e.setter("")
+	s := e.Setter("")
 	c := client(t, &Transport{Setter: s})
-	_, _, err := get(t, c, be.URL)
+	_, _, err := get(c, be.URL)
 	require.NoError(t, err)
 	key := "GET " + strings.TrimPrefix(be.URL, "http://")
-	assert.EqualValues(t, 1, e.count(key, metrics.Success))
-	group, _ := e.rt.CommandKeys(key)
+	assert.EqualValues(t, 1, e.Count(key, metrics.Success))
+	group, _ := e.RT.CommandKeys(key)
 	assert.Equal(t, key, group)
 }

@@ -45,23 +45,12 @@ type Client struct {
 	Fallback func(ctx context.Context, method string, req, reply any, err error) error
 }
 
-func (c *Client) setter(method string) command.Setter {
-	key := method
-	switch {
-	case c.Key != nil:
-		key = c.Key(method)
-	case c.Setter.CommandKey != "":
-		key = c.Setter.CommandKey
-	}
-	return intercept.Setter(c.Setter, key)
-}
-
 // Unary is a grpc.UnaryClientInterceptor: the call is one command execution.
 func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
 	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	u := &unaryCall{outcome: outcome{classify: c.Classify, method: method}, client: c,
 		req: req, reply: reply, cc: cc, invoker: invoker, opts: opts}
-	cmd := command.New(c.setter(method), u.run)
+	cmd := command.New(intercept.Setter(c.Setter, c.Key, fullMethod, method), u.run)
 	if c.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
@@ -105,7 +94,7 @@ func (c *Client) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Cli
 	s := &streamCall{outcome: outcome{classify: c.Classify, method: method},
 		desc: desc, cc: cc, streamer: streamer, opts: opts,
 		opened: make(chan grpc.ClientStream, 1), finished: make(chan error, 1)}
-	cmd := command.New(c.setter(method), s.run)
+	cmd := command.New(intercept.Setter(c.Setter, c.Key, fullMethod, method), s.run)
 	ended := make(chan error, 1)
 	go func() {
 		_, err := cmd.Execute(ctx)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -25,10 +26,10 @@ func dial(t *testing.T, svc *service, c *Client) testpb.TestServiceClient {
 }
 
 func TestClientBreakerOpensOnUnavailableAndClosesOnceTheServerRecovers(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
 	svc.status.Store(int32(codes.Unavailable))
-	client := dial(t, svc, &Client{Setter: e.setter("backend")})
+	client := dial(t, svc, &Client{Setter: e.Setter("backend")})
 	ctx := context.Background()
 
 	for range 3 {
@@ -37,7 +38,7 @@ func TestClientBreakerOpensOnUnavailableAndClosesOnceTheServerRecovers(t *testin
 		assert.Equal(t, codes.Unavailable, st.Code())
 		assert.Equal(t, "service says Unavailable", st.Message(), "the server's error, as it sent it")
 	}
-	e.tick(200 * time.Millisecond)
+	e.Tick(200 * time.Millisecond)
 
 	_, err := client.UnaryCall(ctx, &testpb.SimpleRequest{})
 	assert.Equal(t, codes.Unavailable, status.Code(err))
@@ -45,33 +46,33 @@ func TestClientBreakerOpensOnUnavailableAndClosesOnceTheServerRecovers(t *testin
 	assert.EqualValues(t, 3, svc.hits.Load(), "an open breaker keeps calls off the server")
 
 	svc.status.Store(int32(codes.OK))
-	e.tick(time.Second)
+	e.Tick(time.Second)
 	for range 2 {
 		resp, err := client.UnaryCall(ctx, &testpb.SimpleRequest{})
 		require.NoError(t, err)
 		assert.Equal(t, "alice", resp.GetUsername())
 	}
 	assert.EqualValues(t, 5, svc.hits.Load())
-	assert.EqualValues(t, 3, e.count("backend", metrics.Failure))
-	assert.EqualValues(t, 1, e.count("backend", metrics.ShortCircuited))
-	assert.EqualValues(t, 2, e.count("backend", metrics.Success))
+	assert.EqualValues(t, 3, e.Count("backend", metrics.Failure))
+	assert.EqualValues(t, 1, e.Count("backend", metrics.ShortCircuited))
+	assert.EqualValues(t, 2, e.Count("backend", metrics.Success))
 }
 
 func TestClientBadRequestCodesNeverOpenTheBreaker(t *testing.T) {
 	for _, c := range []codes.Code{codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
 		codes.Unauthenticated, codes.FailedPrecondition, codes.OutOfRange} {
 		t.Run(c.String(), func(t *testing.T) {
-			e := newEnv(t)
+			e := cmdtest.New(t)
 			svc := newService()
 			svc.status.Store(int32(c))
-			client := dial(t, svc, &Client{Setter: e.setter("backend")})
+			client := dial(t, svc, &Client{Setter: e.Setter("backend")})
 			for range 5 {
 				_, err := client.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 				assert.Equal(t, c, status.Code(err))
-				e.tick(200 * time.Millisecond)
+				e.Tick(200 * time.Millisecond)
 			}
 			assert.EqualValues(t, 5, svc.hits.Load())
-			assert.EqualValues(t, 5, e.count("backend", metrics.BadRequest))
+			assert.EqualValues(t, 5, e.Count("backend", metrics.BadRequest))
 		})
 	}
 }
@@ -85,10 +86,10 @@ func TestClientFailureCodes(t *testing.T) {
 }
 
 func TestClientClassifyMakesABusinessErrorASuccess(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
 	svc.status.Store(int32(codes.Aborted))
-	client := dial(t, svc, &Client{Setter: e.setter("backend"), Classify: func(c codes.Code) command.Class {
+	client := dial(t, svc, &Client{Setter: e.Setter("backend"), Classify: func(c codes.Code) command.Class {
 		if c == codes.Aborted {
 			return command.ClassSuccess // a lost optimistic-lock race is business as usual
 		}
@@ -96,13 +97,13 @@ func TestClientClassifyMakesABusinessErrorASuccess(t *testing.T) {
 	}})
 	_, err := client.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 	assert.Equal(t, codes.Aborted, status.Code(err), "the caller still sees the outcome")
-	assert.EqualValues(t, 1, e.count("backend", metrics.Success))
+	assert.EqualValues(t, 1, e.Count("backend", metrics.Success))
 }
 
 func TestClientTimeoutIsTheDeadlineAndCancelsTheCallOnTheServer(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
-	client := dial(t, svc, &Client{Setter: e.setter("slow", "execution.isolation.thread.timeoutInMilliseconds", "5000")})
+	client := dial(t, svc, &Client{Setter: e.Setter("slow", "execution.isolation.thread.timeoutInMilliseconds", "5000")})
 
 	done := make(chan error, 1)
 	before := time.Now()
@@ -115,7 +116,7 @@ func TestClientTimeoutIsTheDeadlineAndCancelsTheCallOnTheServer(t *testing.T) {
 	require.False(t, deadline.IsZero(), "the command's timeout reaches the server as the call's deadline")
 	assert.WithinDuration(t, before.Add(5*time.Second), deadline, time.Second)
 
-	e.clk.Advance(5 * time.Second)
+	e.Clock.Advance(5 * time.Second)
 	err := <-done
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
 	assert.ErrorIs(t, err, command.ErrTimeout)
@@ -125,13 +126,13 @@ func TestClientTimeoutIsTheDeadlineAndCancelsTheCallOnTheServer(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server never saw the call end")
 	}
-	assert.EqualValues(t, 1, e.count("slow", metrics.Timeout))
+	assert.EqualValues(t, 1, e.Count("slow", metrics.Timeout))
 }
 
 func TestClientCallerDeadlineWins(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
-	client := dial(t, svc, &Client{Setter: e.setter("slow")}) // 60 s timeout
+	client := dial(t, svc, &Client{Setter: e.Setter("slow")}) // 60 s timeout
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	want, _ := ctx.Deadline()
@@ -143,16 +144,16 @@ func TestClientCallerDeadlineWins(t *testing.T) {
 	assert.WithinDuration(t, want, <-svc.deadline, 100*time.Millisecond)
 	cancel()
 	assert.Equal(t, codes.Canceled, status.Code(<-done), "the caller's cancellation is a gRPC status")
-	assert.EqualValues(t, 1, e.count("slow", metrics.Cancelled))
+	assert.EqualValues(t, 1, e.Count("slow", metrics.Cancelled))
 	<-svc.ended
 }
 
 func TestClientFallbackFillsTheReply(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
 	svc.status.Store(int32(codes.Internal))
 	var causes []error
-	client := dial(t, svc, &Client{Setter: e.setter("backend"),
+	client := dial(t, svc, &Client{Setter: e.Setter("backend"),
 		Fallback: func(ctx context.Context, method string, req, reply any, err error) error {
 			causes = append(causes, err)
 			assert.Equal(t, "/grpc.testing.TestService/UnaryCall", method)
@@ -164,7 +165,7 @@ func TestClientFallbackFillsTheReply(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "cached", resp.GetUsername())
 		if len(causes) == 3 {
-			e.tick(200 * time.Millisecond)
+			e.Tick(200 * time.Millisecond)
 		}
 	}
 	require.Len(t, causes, 4)
@@ -173,11 +174,11 @@ func TestClientFallbackFillsTheReply(t *testing.T) {
 }
 
 func TestClientFallbackErrorKeepsTheFailureCode(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
 	svc.status.Store(int32(codes.Unavailable))
 	errNoCache := errors.New("nothing cached")
-	client := dial(t, svc, &Client{Setter: e.setter("backend"),
+	client := dial(t, svc, &Client{Setter: e.Setter("backend"),
 		Fallback: func(context.Context, string, any, any, error) error { return errNoCache }})
 	_, err := client.UnaryCall(context.Background(), &testpb.SimpleRequest{})
 	assert.Equal(t, codes.Unavailable, status.Code(err))
@@ -187,9 +188,9 @@ func TestClientFallbackErrorKeepsTheFailureCode(t *testing.T) {
 }
 
 func TestClientFallbackStatusReachesTheCaller(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
-	client := dial(t, svc, &Client{Setter: e.setter("backend", "circuitBreaker.forceOpen", "true"),
+	client := dial(t, svc, &Client{Setter: e.Setter("backend", "circuitBreaker.forceOpen", "true"),
 		Fallback: func(context.Context, string, any, any, error) error {
 			return status.Error(codes.NotFound, "not cached either")
 		}})
@@ -199,10 +200,10 @@ func TestClientFallbackStatusReachesTheCaller(t *testing.T) {
 }
 
 func TestClientRejectionIsResourceExhausted(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
 	svc.inflight, svc.release = make(chan struct{}), make(chan struct{})
-	client := dial(t, svc, &Client{Setter: e.setter("narrow", "execution.isolation.semaphore.maxConcurrentRequests", "1")})
+	client := dial(t, svc, &Client{Setter: e.Setter("narrow", "execution.isolation.semaphore.maxConcurrentRequests", "1")})
 	first := make(chan error, 1)
 	go func() {
 		_, err := client.UnaryCall(context.Background(), &testpb.SimpleRequest{})
@@ -220,10 +221,10 @@ func TestClientRejectionIsResourceExhausted(t *testing.T) {
 // command gives up at the timeout while the call goes on; the fallback must not fill
 // the reply the abandoned invoker may still be writing (the race detector checks).
 func TestClientThreadIsolationFallbackWaitsForTheInvoker(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
 	svc.inflight, svc.release = make(chan struct{}), make(chan struct{})
-	client := dial(t, svc, &Client{Setter: e.setter("pooled",
+	client := dial(t, svc, &Client{Setter: e.Setter("pooled",
 		"execution.isolation.strategy", "THREAD",
 		"execution.isolation.thread.timeoutInMilliseconds", "300",
 		"execution.isolation.thread.interruptOnTimeout", "false"),
@@ -240,15 +241,15 @@ func TestClientThreadIsolationFallbackWaitsForTheInvoker(t *testing.T) {
 		done <- resp
 	}()
 	<-svc.inflight
-	e.clk.Advance(300 * time.Millisecond)
+	e.Clock.Advance(300 * time.Millisecond)
 	close(svc.release) // the server answers after the timeout; the invoker fills the reply
 	assert.Equal(t, "fallback:alice", (<-done).GetUsername())
 }
 
 func TestClientStreamCountsOnce(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
-	client := dial(t, svc, &Client{Setter: e.setter("stream")})
+	client := dial(t, svc, &Client{Setter: e.Setter("stream")})
 
 	stream, err := client.StreamingOutputCall(context.Background(), streamSizes(5))
 	require.NoError(t, err)
@@ -262,15 +263,15 @@ func TestClientStreamCountsOnce(t *testing.T) {
 		got++
 	}
 	assert.Equal(t, 5, got)
-	assert.EqualValues(t, 1, e.count("stream", metrics.Success))
-	assert.Zero(t, e.count("stream", metrics.Emit))
+	assert.EqualValues(t, 1, e.Count("stream", metrics.Success))
+	assert.Zero(t, e.Count("stream", metrics.Emit))
 }
 
 func TestClientStreamFailureOpensTheBreaker(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
 	svc.status.Store(int32(codes.Unavailable))
-	client := dial(t, svc, &Client{Setter: e.setter("stream")})
+	client := dial(t, svc, &Client{Setter: e.Setter("stream")})
 	for range 3 {
 		stream, err := client.FullDuplexCall(context.Background())
 		require.NoError(t, err)
@@ -281,38 +282,38 @@ func TestClientStreamFailureOpensTheBreaker(t *testing.T) {
 		_, err = stream.Recv()
 		assert.Equal(t, codes.Unavailable, status.Code(err), "the stream's own status")
 	}
-	e.tick(200 * time.Millisecond)
+	e.Tick(200 * time.Millisecond)
 	_, err := client.FullDuplexCall(context.Background())
 	assert.Equal(t, codes.Unavailable, status.Code(err))
 	assert.ErrorIs(t, err, command.ErrShortCircuited)
 	assert.EqualValues(t, 3, svc.hits.Load())
-	assert.EqualValues(t, 3, e.count("stream", metrics.Failure))
+	assert.EqualValues(t, 3, e.Count("stream", metrics.Failure))
 }
 
 func TestClientStreamTimeoutEndsTheStream(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
-	client := dial(t, svc, &Client{Setter: e.setter("stream", "execution.isolation.thread.timeoutInMilliseconds", "300")})
+	client := dial(t, svc, &Client{Setter: e.Setter("stream", "execution.isolation.thread.timeoutInMilliseconds", "300")})
 	stream, err := client.FullDuplexCall(context.Background())
 	require.NoError(t, err)
 	require.NoError(t, stream.Send(&testpb.StreamingOutputCallRequest{}))
 	_, err = stream.Recv()
 	require.NoError(t, err)
-	e.clk.Advance(300 * time.Millisecond)
+	e.Clock.Advance(300 * time.Millisecond)
 	_, err = stream.Recv()
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "the stream's deadline was the timeout")
-	assert.EqualValues(t, 1, e.count("stream", metrics.Timeout))
+	assert.EqualValues(t, 1, e.Count("stream", metrics.Timeout))
 }
 
 func TestClientStreamCallerCancellation(t *testing.T) {
-	e := newEnv(t)
+	e := cmdtest.New(t)
 	svc := newService()
-	client := dial(t, svc, &Client{Setter: e.setter("stream")})
+	client := dial(t, svc, &Client{Setter: e.Setter("stream")})
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, err := client.FullDuplexCall(ctx)
 	require.NoError(t, err)
 	cancel()
 	_, err = stream.Recv()
 	assert.Equal(t, codes.Canceled, status.Code(err))
-	assert.EqualValues(t, 1, e.count("stream", metrics.Cancelled))
+	assert.EqualValues(t, 1, e.Count("stream", metrics.Cancelled))
 }

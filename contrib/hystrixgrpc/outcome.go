@@ -29,6 +29,9 @@ func DefaultClassify(c codes.Code) command.Class {
 	return command.ClassFailure
 }
 
+// fullMethod names a call's command after its method, "/package.Service/Method".
+func fullMethod(method string) string { return method }
+
 // errAbandoned is what a run returns when its caller has its outcome already (THREAD
 // isolation after a timeout): nobody sees it.
 var errAbandoned = errors.New("hystrixgrpc: the caller no longer waits for this call")

@@ -13,13 +13,19 @@ import (
 
 const isolationStrategy = "execution.isolation.strategy"
 
-// Setter returns s named key. The first time key is seen in s's runtime (the only time
-// the command package reads a Setter's properties) it also sets SEMAPHORE isolation
-// unless s sets a strategy: net/http and gRPC calls honour their context, so a goroutine
-// pool would add a hand-off per call and protect nothing more. Later calls cost one
-// lookup and no allocation.
-func Setter(s command.Setter, key string) command.Setter {
-	s.CommandKey = key
+// Setter returns s for one call x, named key(x) when key is set, else s.CommandKey when
+// set, else def(x). The first time that key is seen in s's runtime (the only time the
+// command package reads a Setter's properties) it also sets SEMAPHORE isolation unless s
+// sets a strategy: net/http and gRPC calls honour their context, so a goroutine pool
+// would add a hand-off per call and protect nothing more. Later calls cost one lookup
+// and no allocation.
+func Setter[X any](s command.Setter, key, def func(X) string, x X) command.Setter {
+	switch {
+	case key != nil:
+		s.CommandKey = key(x)
+	case s.CommandKey == "":
+		s.CommandKey = def(x)
+	}
 	if _, set := s.Properties[isolationStrategy]; set {
 		return s
 	}
@@ -27,7 +33,7 @@ func Setter(s command.Setter, key string) command.Setter {
 	if rt == nil {
 		rt = command.Default()
 	}
-	if group, _ := rt.CommandKeys(key); group != "" {
+	if group, _ := rt.CommandKeys(s.CommandKey); group != "" {
 		return s
 	}
 	props := maps.Clone(s.Properties)
