@@ -6,7 +6,8 @@
 //
 //   - Transport: an http.RoundTripper; each request is one command execution.
 //   - Middleware: Wrap(next) runs a handler inside a command per request.
-//   - StatusError: the run error of a response whose status counts as a failure.
+//   - StatusError: the run error of a response whose status counts as a failure or a
+//     bad request; a Fallback finds it with errors.As.
 //   - DefaultClassify, DefaultKey: how statuses count and requests are named unless set.
 //
 // Client, one request:

@@ -202,12 +202,12 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write(p)
 }
 
-// Flush sends what was written so far, if the underlying writer can.
+// Flush sends what was written so far (starting the response with 200 if no status
+// was written), if the underlying writer can.
 func (w *statusWriter) Flush() {
-	if w.status == 0 {
+	if http.NewResponseController(w.ResponseWriter).Flush() == nil && w.status == 0 {
 		w.status = http.StatusOK
 	}
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap gives http.ResponseController the underlying writer (deadlines, hijacking).
