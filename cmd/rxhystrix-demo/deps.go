@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -38,15 +36,9 @@ func (d *dependency) listen() error {
 	return nil
 }
 
-// shutdown stops d, waiting up to a second for the requests it is serving.
-func (d *dependency) shutdown() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := d.srv.Shutdown(ctx); err != nil {
-		return errors.Join(err, d.srv.Close())
-	}
-	return nil
-}
+// close stops d at once: every page is over by then, and the requests a dependency may
+// still be serving were given up by their callers.
+func (d *dependency) close() error { return d.srv.Close() }
 
 // ServeHTTP waits for a simulated latency (or until the caller gives up) and answers
 // or fails.

@@ -91,7 +91,7 @@ func (s *services) close() error {
 	var err error
 	for _, e := range s.all() {
 		if e.srv != nil {
-			err = errors.Join(err, e.shutdown())
+			err = errors.Join(err, e.dependency.close())
 		}
 	}
 	s.base.CloseIdleConnections()
