@@ -113,3 +113,45 @@ func BenchmarkRoundTrip(b *testing.B) {
 func BenchmarkRoundTripInMemory(b *testing.B) {
 	benchRoundTrip(b, "roundtripinmemory", "http://in.memory/", inMemory{})
 }
+
+// BenchmarkRoundTripInterleaved: the RoundTrip case with the three round trippers taking
+// turns within every iteration (in rotating order), so that a busy machine slows them
+// alike. ns/op covers one call of each; the custom metrics are each one's mean time per
+// call, the overheads over bare and their ratio rxhystrix/failsafe.
+func BenchmarkRoundTripInterleaved(b *testing.B) {
+	var hits atomic.Int32
+	srv := localServer(nil, &hits)
+	defer srv.Close()
+	base := &http.Transport{}
+	defer base.CloseIdleConnections()
+	libs := RoundTripLibs()
+	clients := make([]*http.Client, len(libs))
+	for i, lib := range libs {
+		rt, release := lib.New("bench-interleaved-"+lib.Name, base, Defaults())
+		defer release()
+		clients[i] = &http.Client{Transport: rt}
+	}
+	spent := make([]time.Duration, len(libs))
+	calls := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for j := range libs {
+			k := (calls + j) % len(libs)
+			start := time.Now()
+			if status, body, err := roundTrip(clients[k], srv.URL); status != http.StatusOK || body != "ok" || err != nil {
+				b.Fatalf("%s: got %d %q %v", libs[k].Name, status, body, err)
+			}
+			spent[k] += time.Since(start)
+		}
+		calls++
+	}
+	perCall := map[string]float64{}
+	for k, lib := range libs {
+		perCall[lib.Name] = float64(spent[k].Nanoseconds()) / float64(calls)
+		b.ReportMetric(perCall[lib.Name], lib.Name+"-ns/call")
+	}
+	rx, fs := perCall["rxhystrix"]-perCall["bare"], perCall["failsafe"]-perCall["bare"]
+	b.ReportMetric(rx, "rxhystrix-overhead-ns/call")
+	b.ReportMetric(fs, "failsafe-overhead-ns/call")
+	b.ReportMetric(rx/fs, "overhead-ratio")
+}
