@@ -6,7 +6,7 @@ PKGS := ./...
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
 # core packages links none of their dependencies. make test vets and tests each of them.
-MODULES := contrib/hystrixetcd contrib/hystrixprom contrib/hystrixotel cmd/rxhystrix-demo
+MODULES := contrib/hystrixetcd contrib/hystrixprom contrib/hystrixotel contrib/hystrixgrpc cmd/rxhystrix-demo
 
 # E2E_TARGETS are the end-to-end suites: each starts the real servers it needs (etcd,
 # Prometheus, a browser) on 127.0.0.1 and stops them. make e2e installs what is missing

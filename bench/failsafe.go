@@ -26,21 +26,27 @@ type failsafeTarget struct {
 // transition).
 func NewFailsafe(_ string, s Settings) Target {
 	t := &failsafeTarget{}
-	cb := circuitbreaker.NewBuilder[int]().
-		WithFailureRateThreshold(float64(s.ErrorThresholdPercentage)/100, uint(s.RequestVolumeThreshold), s.RollingWindow).
-		WithSuccessThreshold(1).
-		WithDelay(s.SleepWindow).
-		Build()
-	t.exec = failsafe.With[int](
-		fallback.NewWithResult(FallbackAnswer),
-		cb,
-		bulkhead.New[int](uint(s.MaxConcurrent)),
-		timeout.New[int](s.Timeout),
-	)
+	t.exec = failsafe.With(failsafePolicies(s, fallback.NewWithResult(FallbackAnswer), nil)...)
 	if s.Metrics {
 		t.exec = t.exec.OnDone(func(failsafe.ExecutionDoneEvent[int]) { t.done.Add(1) })
 	}
 	return t
+}
+
+// failsafePolicies returns fb, a circuit breaker, a bulkhead and a timeout configured
+// from s, outermost first (see NewFailsafe). failed, if not nil, says which results and
+// errors the breaker counts as failures (default: every error).
+func failsafePolicies[R any](s Settings, fb failsafe.Policy[R], failed func(R, error) bool) []failsafe.Policy[R] {
+	b := circuitbreaker.NewBuilder[R]()
+	if failed != nil {
+		b = b.HandleIf(failed)
+	}
+	cb := b.
+		WithFailureRateThreshold(float64(s.ErrorThresholdPercentage)/100, uint(s.RequestVolumeThreshold), s.RollingWindow).
+		WithSuccessThreshold(1).
+		WithDelay(s.SleepWindow).
+		Build()
+	return []failsafe.Policy[R]{fb, cb, bulkhead.New[R](uint(s.MaxConcurrent)), timeout.New[R](s.Timeout)}
 }
 
 // Do runs run through the executor with the caller's context (on the caller's goroutine).

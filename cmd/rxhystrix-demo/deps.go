@@ -1,17 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
+	"io"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"time"
 )
 
-// errDependencyDown is what a simulated dependency returns while it fails.
-var errDependencyDown = errors.New("dependency unavailable")
-
-// dependency simulates a remote service: a latency distribution, an error rate, and an
-// optional outage schedule.
+// dependency simulates a remote service as a real HTTP server on 127.0.0.1: a latency
+// distribution, an error rate, and an optional outage schedule. While it fails it
+// answers 503 Service Unavailable.
 type dependency struct {
 	name      string
 	median    time.Duration // typical latency
@@ -20,10 +19,30 @@ type dependency struct {
 	// outage, when set, reports whether the dependency is down at the given elapsed time.
 	outage func(elapsed time.Duration) bool
 	start  time.Time
+
+	url string // where it listens, once started
+	srv *http.Server
 }
 
-// call waits for a simulated latency (or until ctx ends) and returns an answer or an error.
-func (d *dependency) call(ctx context.Context) (string, error) {
+// listen starts serving d on a free port of 127.0.0.1.
+func (d *dependency) listen() error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	d.url = "http://" + ln.Addr().String() + "/" + d.name
+	d.srv = &http.Server{Handler: d, ReadHeaderTimeout: 5 * time.Second}
+	go d.srv.Serve(ln)
+	return nil
+}
+
+// close stops d at once: every page is over by then, and the requests a dependency may
+// still be serving were given up by their callers.
+func (d *dependency) close() error { return d.srv.Close() }
+
+// ServeHTTP waits for a simulated latency (or until the caller gives up) and answers
+// or fails.
+func (d *dependency) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	latency := d.median/2 + time.Duration(rand.Int64N(int64(d.median)+1))
 	if rand.Float64() < 0.01 {
 		latency = d.tail
@@ -32,14 +51,15 @@ func (d *dependency) call(ctx context.Context) (string, error) {
 	t := time.NewTimer(latency)
 	defer t.Stop()
 	select {
-	case <-ctx.Done():
-		return "", ctx.Err()
+	case <-r.Context().Done():
+		return
 	case <-t.C:
 	}
 	if down || rand.Float64() < d.errorRate {
-		return "", errDependencyDown
+		http.Error(w, "dependency unavailable", http.StatusServiceUnavailable)
+		return
 	}
-	return d.name + " answer", nil
+	io.WriteString(w, d.name+" answer")
 }
 
 // periodicOutage is down from `from` to `from+down` in every `period`, so a breaker opens

@@ -1,6 +1,7 @@
-// Command rxhystrix-demo runs simulated dependencies behind rxhystrix commands, serves
-// the Hystrix dashboard stream and Prometheus metrics and prints a live table of every
-// command once a second, so breakers can be watched opening and closing.
+// Command rxhystrix-demo runs simulated dependencies as HTTP servers on 127.0.0.1, calls
+// them through hystrixhttp.Transport (one command key each), serves the Hystrix
+// dashboard stream and Prometheus metrics and prints a live table of every command once
+// a second, so breakers can be watched opening and closing.
 //
 //	go run . -addr 127.0.0.1:7979 -duration 1m -rate 50 [-trace]
 //
@@ -74,7 +75,12 @@ func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Wri
 	defer rt.Close()
 	tracer, stopTracing, err := tracing(rt, traces, out)
 	if err != nil {
-		return err
+		return errors.Join(err, ln.Close())
+	}
+	began := time.Now()
+	deps, err := newServices(rt, began)
+	if err != nil {
+		return errors.Join(err, stopTracing(), ln.Close())
 	}
 	mux := newMux(rt)
 	metrics, stopMetrics := metricsHandler(rt)
@@ -91,12 +97,11 @@ func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Wri
 	fmt.Fprintf(out, "rxhystrix demo: dashboard stream on http://%s/hystrix.stream, %d requests/s\n", ln.Addr(), rate)
 	fmt.Fprintf(out, "rxhystrix demo: Prometheus metrics on http://%s/metrics\n", ln.Addr())
 
-	began := time.Now()
 	var pages sync.WaitGroup
 	generated := make(chan struct{})
 	go func() {
 		defer close(generated)
-		generate(ctx, &pages, newServices(rt, began), rate, tracer)
+		generate(ctx, &pages, deps, rate, tracer)
 	}()
 
 	ticker := time.NewTicker(time.Second)
@@ -114,7 +119,7 @@ func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Wri
 			}
 			<-generated
 			pages.Wait()
-			err = errors.Join(err, stopTracing())
+			err = errors.Join(err, deps.close(), stopTracing())
 			fmt.Fprintln(out, "rxhystrix demo: stopped")
 			return err
 		}

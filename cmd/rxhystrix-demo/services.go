@@ -2,91 +2,124 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"math/rand/v2"
+	"io"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hystrixhttp"
 )
 
-// services are the demo's four dependencies, each behind its own command key.
+// services are the demo's four dependencies, real HTTP servers on 127.0.0.1, each
+// called through a hystrixhttp.Transport of its own command key.
 type services struct {
-	rt                               *command.Runtime
-	users, inventory, recs, payments *dependency
+	base                             *http.Transport // the connections to every dependency
+	users, inventory, recs, payments endpoint
 }
 
-func newServices(rt *command.Runtime, start time.Time) *services {
-	return &services{
-		rt: rt,
-		// Fast and healthy, semaphore isolated, read through the request cache.
-		users: &dependency{name: "user", median: 4 * time.Millisecond, tail: 40 * time.Millisecond,
-			errorRate: 0.01, start: start},
-		// Goes down 5 s into every 45 s and recovers 15 s later: its breaker opens and
-		// closes again within the first half minute.
-		inventory: &dependency{name: "inventory", median: 15 * time.Millisecond, tail: 150 * time.Millisecond,
-			errorRate: 0.02, start: start, outage: periodicOutage(45*time.Second, 5*time.Second, 15*time.Second)},
-		// Slow: about a quarter of its calls pass the 250 ms timeout.
-		recs: &dependency{name: "recommendations", median: 200 * time.Millisecond, tail: 2 * time.Second,
-			errorRate: 0, start: start},
-		// Tight semaphore and no fallback: bursts are rejected.
-		payments: &dependency{name: "payment", median: 40 * time.Millisecond, tail: 300 * time.Millisecond,
-			errorRate: 0.05, start: start},
-	}
+// endpoint is a dependency with the client that calls it.
+type endpoint struct {
+	*dependency
+	client *http.Client
 }
 
-// page is one simulated user request: it reads the user twice (the second read is a
-// request-cache hit), then calls the other dependencies.
-func (s *services) page(ctx context.Context) {
-	user := rand.IntN(1000)
-	for range 2 {
-		_, _ = s.getUser(ctx, user)
-	}
-	_, _ = s.checkInventory(ctx)
-	_, _ = s.recommendations(ctx)
-	_, _ = s.authorize(ctx)
-}
-
-func (s *services) getUser(ctx context.Context, id int) (string, error) {
-	return command.New(command.Setter{
-		Runtime: s.rt, CommandKey: "GetUser", GroupKey: "UserService",
+// newServices starts the dependencies; stop them with close.
+func newServices(rt *command.Runtime, start time.Time) (*services, error) {
+	s := &services{base: &http.Transport{MaxIdleConnsPerHost: 100}}
+	// Fast and healthy, semaphore isolated.
+	s.users = s.endpoint(&dependency{name: "user", median: 4 * time.Millisecond, tail: 40 * time.Millisecond,
+		errorRate: 0.01, start: start}, command.Setter{
+		Runtime: rt, CommandKey: "GetUser", GroupKey: "UserService",
+		Properties: config.Overrides{"execution.isolation.semaphore.maxConcurrentRequests": "50"},
+	}, "anonymous")
+	// Goes down 5 s into every 45 s and recovers 15 s later: its breaker opens and closes
+	// again within the first half minute.
+	s.inventory = s.endpoint(&dependency{name: "inventory", median: 15 * time.Millisecond, tail: 150 * time.Millisecond,
+		errorRate: 0.02, start: start, outage: periodicOutage(45*time.Second, 5*time.Second, 15*time.Second)},
+		command.Setter{
+			Runtime: rt, CommandKey: "CheckInventory", GroupKey: "Inventory",
+			Properties:           config.Overrides{"execution.isolation.strategy": "THREAD"},
+			ThreadPoolProperties: config.Overrides{"coreSize": "20"},
+		}, "stock unknown")
+	// Slow: about a quarter of its calls pass the 250 ms timeout.
+	s.recs = s.endpoint(&dependency{name: "recommendations", median: 200 * time.Millisecond, tail: 2 * time.Second,
+		start: start}, command.Setter{
+		Runtime: rt, CommandKey: "GetRecommendations", GroupKey: "Recommendations",
 		Properties: config.Overrides{
-			"execution.isolation.strategy":                        "SEMAPHORE",
-			"execution.isolation.semaphore.maxConcurrentRequests": "50",
+			"execution.isolation.strategy":                     "THREAD",
+			"execution.isolation.thread.timeoutInMilliseconds": "250",
 		},
-	}, s.users.call).
-		WithFallback(func(context.Context, error) (string, error) { return "anonymous", nil }).
-		WithCacheKey(fmt.Sprint(id)).
-		Execute(ctx)
-}
-
-func (s *services) checkInventory(ctx context.Context) (string, error) {
-	return command.New(command.Setter{
-		Runtime: s.rt, CommandKey: "CheckInventory", GroupKey: "Inventory",
-		ThreadPoolProperties: config.Overrides{"coreSize": "20"},
-	}, s.inventory.call).
-		WithFallback(func(context.Context, error) (string, error) { return "stock unknown", nil }).
-		Execute(ctx)
-}
-
-func (s *services) recommendations(ctx context.Context) (string, error) {
-	return command.New(command.Setter{
-		Runtime: s.rt, CommandKey: "GetRecommendations", GroupKey: "Recommendations",
-		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "250"},
 		ThreadPoolProperties: config.Overrides{
 			"coreSize": "30", "maxQueueSize": "20", "queueSizeRejectionThreshold": "20",
 		},
-	}, s.recs.call).
-		WithFallback(func(context.Context, error) (string, error) { return "popular items", nil }).
-		Execute(ctx)
+	}, "popular items")
+	// Tight semaphore and no fallback: bursts are rejected.
+	s.payments = s.endpoint(&dependency{name: "payment", median: 40 * time.Millisecond, tail: 300 * time.Millisecond,
+		errorRate: 0.05, start: start}, command.Setter{
+		Runtime: rt, CommandKey: "AuthorizePayment", GroupKey: "Payments",
+		Properties: config.Overrides{"execution.isolation.semaphore.maxConcurrentRequests": "4"},
+	}, "")
+	for _, e := range s.all() {
+		if err := e.listen(); err != nil {
+			return nil, errors.Join(err, s.close())
+		}
+	}
+	return s, nil
 }
 
-func (s *services) authorize(ctx context.Context) (string, error) {
-	return command.New(command.Setter{
-		Runtime: s.rt, CommandKey: "AuthorizePayment", GroupKey: "Payments",
-		Properties: config.Overrides{
-			"execution.isolation.strategy":                        "SEMAPHORE",
-			"execution.isolation.semaphore.maxConcurrentRequests": "4",
-		},
-	}, s.payments.call).Execute(ctx)
+// endpoint returns d with a client that calls it as commands of setter, answering
+// fallback (when not empty) whenever a call fails or is refused.
+func (s *services) endpoint(d *dependency, setter command.Setter, fallback string) endpoint {
+	t := &hystrixhttp.Transport{Base: s.base, Setter: setter}
+	if fallback != "" {
+		t.Fallback = func(req *http.Request, _ error) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Request: req,
+				Body: io.NopCloser(strings.NewReader(fallback))}, nil
+		}
+	}
+	return endpoint{dependency: d, client: &http.Client{Transport: t}}
+}
+
+func (s *services) all() []endpoint { return []endpoint{s.users, s.inventory, s.recs, s.payments} }
+
+// close stops the dependencies that were started and drops the idle connections.
+func (s *services) close() error {
+	var err error
+	for _, e := range s.all() {
+		if e.srv != nil {
+			err = errors.Join(err, e.dependency.close())
+		}
+	}
+	s.base.CloseIdleConnections()
+	return err
+}
+
+// page is one simulated user request: it reads the user, then calls the other
+// dependencies.
+func (s *services) page(ctx context.Context) {
+	for _, e := range s.all() {
+		_, _ = e.get(ctx)
+	}
+}
+
+// get calls the dependency and returns its answer.
+func (e endpoint) get(ctx context.Context) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s: %s", e.name, resp.Status)
+	}
+	return string(body), err
 }

@@ -3,7 +3,8 @@
 // and allocs/op of each library over the -count runs, and the ratio rxhystrix/peer for
 // each peer (below 1.00: rxhystrix is faster or allocates less), plus the median of the
 // custom dropped/op metric when a benchmark reports it; then the geometric mean of the
-// time ratio per peer.
+// time ratio per peer; then, for cases with a "bare" library (the unprotected call), each
+// library's overhead over it and the ratio rxhystrix/peer of the overheads.
 //
 // Benchmarks must be named Benchmark<Case>/<lib>; the GOMAXPROCS suffix (-2) is dropped.
 // Cases keep their input order; rxhystrix comes first, then cep21, failsafe, afex,

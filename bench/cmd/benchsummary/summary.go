@@ -221,6 +221,9 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 	if g := s.geomeans(); g != "" {
 		b.WriteString("\n" + g)
 	}
+	if o := s.overheads(); o != "" {
+		b.WriteString("\n" + o)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,0 +1,166 @@
+package hystrixgrpc
+
+import (
+	"context"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/intercept"
+)
+
+// Client holds the client interceptors: Unary (a grpc.UnaryClientInterceptor) and
+// Stream (a grpc.StreamClientInterceptor) run each call as a command of its key:
+//
+//	conn, err := grpc.NewClient(target, creds,
+//		grpc.WithUnaryInterceptor(c.Unary), grpc.WithStreamInterceptor(c.Stream))
+//
+// The call gets the run's context, so the command's timeout is the call's deadline
+// (sent to the server) and cancels it. What the caller gets: the RPC's own error for a
+// bad request, a business outcome or a failure no fallback replaced, as the server sent
+// it; for a short circuit, a rejection or a timeout an error with status Unavailable,
+// ResourceExhausted or DeadlineExceeded that wraps the command package's sentinel
+// (errors.Is(err, command.ErrShortCircuited)).
+//
+// A Client is safe for concurrent use; its fields must not change once it is in use.
+type Client struct {
+	// Setter holds the runtime, group key, properties and classifier of the commands.
+	// Its CommandKey, when set and Key is nil, names every call's command. Without an
+	// execution.isolation.strategy the commands run SEMAPHORE isolated (on the caller's
+	// goroutine, at most execution.isolation.semaphore.maxConcurrentRequests at a time,
+	// 10 by default).
+	Setter command.Setter
+	// Key names the command key of a method ("/package.Service/Method"); nil means
+	// Setter.CommandKey or, when that is empty, the method itself.
+	Key func(method string) string
+	// Classify says how a status code counts; nil means DefaultClassify.
+	Classify func(codes.Code) command.Class
+	// Fallback, if set, answers a failed unary call instead: it fills reply, or returns
+	// the error the caller gets. err is the RPC's error or wraps a sentinel
+	// (command.ErrShortCircuited, ErrSemaphoreRejected, ErrThreadPoolFull, ErrTimeout).
+	// It runs once the call is over, so reply is the fallback's alone. Streams have no
+	// fallback.
+	Fallback func(ctx context.Context, method string, req, reply any, err error) error
+}
+
+// Unary is a grpc.UnaryClientInterceptor: the call is one command execution.
+func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
+	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	u := &unaryCall{outcome: outcome{classify: c.Classify, method: method}, client: c,
+		req: req, reply: reply, cc: cc, invoker: invoker, opts: opts}
+	cmd := command.New(intercept.Setter(c.Setter, c.Key, fullMethod, method), u.run)
+	if c.Fallback != nil {
+		cmd.WithFallback(u.fallback)
+	}
+	_, err := cmd.Execute(ctx)
+	return u.result(ctx, err)
+}
+
+// unaryCall is one call through Client.Unary.
+type unaryCall struct {
+	outcome
+	client     *Client
+	req, reply any
+	cc         *grpc.ClientConn
+	invoker    grpc.UnaryInvoker
+	opts       []grpc.CallOption
+}
+
+func (u *unaryCall) run(ctx context.Context) (struct{}, error) {
+	if !u.call.Begin() {
+		return struct{}{}, errAbandoned
+	}
+	defer u.call.Done()
+	return struct{}{}, u.runErr(u.invoker(ctx, u.method, u.req, u.reply, u.cc, u.opts...))
+}
+
+func (u *unaryCall) fallback(ctx context.Context, err error) (struct{}, error) {
+	u.call.End() // an abandoned invoker may still be filling reply
+	u.fellBack = true
+	return struct{}{}, u.client.Fallback(ctx, u.method, u.req, u.reply, err)
+}
+
+// Stream is a grpc.StreamClientInterceptor: the stream, from its opening to its final
+// status, is one command execution, so it counts once however many messages it
+// carries, the timeout bounds its whole life (set it for the longest stream, or turn
+// execution.timeout.enabled off for endless ones), and THREAD isolation holds a pool
+// goroutine for that long. The stream's final status, which the caller reads from
+// RecvMsg, classifies it. A stream the command refuses, or that fails to open, returns
+// the error as Unary would.
+func (c *Client) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
+	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	s := &streamCall{outcome: outcome{classify: c.Classify, method: method},
+		desc: desc, cc: cc, streamer: streamer, opts: opts,
+		opened: make(chan grpc.ClientStream, 1), finished: make(chan error, 1)}
+	cmd := command.New(intercept.Setter(c.Setter, c.Key, fullMethod, method), s.run)
+	ended := make(chan error, 1)
+	go func() {
+		_, err := cmd.Execute(ctx)
+		ended <- err
+	}()
+	select {
+	case cs := <-s.opened:
+		return cs, nil
+	case err := <-ended:
+		if s.abandon() {
+			return nil, s.result(ctx, err)
+		}
+		return <-s.opened, nil // it opened and ended already: its status is the caller's to read
+	}
+}
+
+// streamCall is one stream through Client.Stream. Its run opens the stream, hands it
+// to the caller and waits for its final status; the command runs on a goroutine of its
+// own meanwhile.
+type streamCall struct {
+	outcome
+	desc     *grpc.StreamDesc
+	cc       *grpc.ClientConn
+	streamer grpc.Streamer
+	opts     []grpc.CallOption
+	opened   chan grpc.ClientStream
+	finished chan error // the final status, from grpc.OnFinish
+
+	mu        sync.Mutex
+	handed    bool // the caller got the stream
+	abandoned bool // the caller got an error: a stream opened later is cancelled
+}
+
+func (s *streamCall) run(ctx context.Context) (struct{}, error) {
+	if !s.call.Begin() {
+		return struct{}{}, errAbandoned
+	}
+	defer s.call.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := append(s.opts[:len(s.opts):len(s.opts)], grpc.OnFinish(func(err error) { s.finished <- err }))
+	cs, err := s.streamer(ctx, s.desc, s.cc, s.method, opts...)
+	if err != nil {
+		return struct{}{}, s.runErr(err)
+	}
+	if !s.hand() {
+		cancel()
+		<-s.finished
+		return struct{}{}, errAbandoned
+	}
+	s.opened <- cs
+	return struct{}{}, s.runErr(<-s.finished)
+}
+
+// hand reports whether the caller still waits for the stream.
+func (s *streamCall) hand() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handed = !s.abandoned
+	return s.handed
+}
+
+// abandon reports whether the caller gives up on a stream that was not handed over.
+func (s *streamCall) abandon() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.abandoned = !s.handed
+	return s.abandoned
+}

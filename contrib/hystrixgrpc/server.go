@@ -1,0 +1,110 @@
+package hystrixgrpc
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/intercept"
+)
+
+// Server holds the server interceptors: Unary (a grpc.UnaryServerInterceptor) and
+// Stream (a grpc.StreamServerInterceptor) run each handler call inside a command of its
+// key, so an overloaded or failing method is refused early:
+//
+//	srv := grpc.NewServer(grpc.UnaryInterceptor(s.Unary), grpc.StreamInterceptor(s.Stream))
+//
+// The handler gets the run's context: it ends at the command's timeout (or the client's
+// deadline, whichever comes first). The status the handler returns is classified by
+// Classify and goes to the client as it is. A short circuit, a rejection or a timeout
+// answers Unavailable, ResourceExhausted or DeadlineExceeded (or the Fallback's answer,
+// for unary calls); a panic in the handler is a failure answered with Internal, and
+// logged with its stack (log/slog), instead of crashing the process. The interceptors
+// return only after the handler did, whatever the isolation.
+//
+// A Server is safe for concurrent use; its fields must not change once it is in use.
+type Server struct {
+	// Setter holds the runtime, group key, properties and classifier of the commands.
+	// Its CommandKey, when set and Key is nil, names every call's command. Without an
+	// execution.isolation.strategy the commands run SEMAPHORE isolated (on the
+	// handler's goroutine, at most execution.isolation.semaphore.maxConcurrentRequests
+	// at a time, 10 by default).
+	Setter command.Setter
+	// Key names the command key of a method ("/package.Service/Method"); nil means
+	// Setter.CommandKey or, when that is empty, the method itself.
+	Key func(method string) string
+	// Classify says how the handler's status code counts; nil means DefaultClassify.
+	Classify func(codes.Code) command.Class
+	// Fallback, if set, answers a failed unary call instead: err is the handler's error
+	// or wraps a sentinel (command.ErrShortCircuited, ErrSemaphoreRejected,
+	// ErrThreadPoolFull, ErrTimeout). Streams have no fallback.
+	Fallback func(ctx context.Context, method string, req any, err error) (any, error)
+}
+
+// Unary is a grpc.UnaryServerInterceptor: the handler call is one command execution.
+func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	u := &unaryHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, server: s, req: req, handler: handler}
+	cmd := command.New(intercept.Setter(s.Setter, s.Key, fullMethod, info.FullMethod), u.run)
+	if s.Fallback != nil {
+		cmd.WithFallback(u.fallback)
+	}
+	resp, err := cmd.Execute(ctx)
+	return resp, u.result(ctx, err)
+}
+
+// unaryHandling is one call through Server.Unary.
+type unaryHandling struct {
+	outcome
+	server  *Server
+	req     any
+	handler grpc.UnaryHandler
+}
+
+func (u *unaryHandling) run(ctx context.Context) (any, error) {
+	if !u.call.Begin() {
+		return nil, errAbandoned
+	}
+	defer u.call.Done()
+	resp, err := u.handler(ctx, u.req)
+	return resp, u.runErr(err)
+}
+
+func (u *unaryHandling) fallback(ctx context.Context, err error) (any, error) {
+	u.call.End()
+	u.fellBack = true
+	return u.server.Fallback(ctx, u.method, u.req, err)
+}
+
+// Stream is a grpc.StreamServerInterceptor: the handler's whole stream is one command
+// execution (it counts once; the timeout bounds its life).
+func (s *Server) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	h := &streamHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, srv: srv, ss: ss, handler: handler}
+	_, err := command.New(intercept.Setter(s.Setter, s.Key, fullMethod, info.FullMethod), h.run).Execute(ss.Context())
+	return h.result(ss.Context(), err)
+}
+
+// streamHandling is one stream through Server.Stream.
+type streamHandling struct {
+	outcome
+	srv     any
+	ss      grpc.ServerStream
+	handler grpc.StreamHandler
+}
+
+func (h *streamHandling) run(ctx context.Context) (struct{}, error) {
+	if !h.call.Begin() {
+		return struct{}{}, errAbandoned
+	}
+	defer h.call.Done()
+	return struct{}{}, h.runErr(h.handler(h.srv, &serverStream{ServerStream: h.ss, ctx: ctx}))
+}
+
+// serverStream is the handler's stream with the run's context.
+type serverStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *serverStream) Context() context.Context { return s.ctx }

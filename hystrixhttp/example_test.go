@@ -1,0 +1,122 @@
+package hystrixhttp_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hystrixhttp"
+	"github.com/rxhystrix/rxhystrix/internal/doctest"
+)
+
+// stock is the client example of the README.
+func stock(rt *command.Runtime, inventoryURL string) {
+	client := &http.Client{Transport: &hystrixhttp.Transport{
+		Setter: command.Setter{Runtime: rt, GroupKey: "Inventory", Properties: config.Overrides{
+			"execution.isolation.thread.timeoutInMilliseconds":    "300",
+			"execution.isolation.semaphore.maxConcurrentRequests": "50",
+		}},
+		// Optional: answer failures (here the 503) with something else.
+		Fallback: func(req *http.Request, err error) (*http.Response, error) {
+			var se *hystrixhttp.StatusError
+			fmt.Println("fallback for", errors.As(err, &se) && se.Response.StatusCode == 503)
+			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Request: req,
+				Body: io.NopCloser(strings.NewReader("stock unknown"))}, nil
+		},
+	}}
+
+	resp, err := client.Get(inventoryURL + "/stock/42") // command key "GET <host>"
+	if err != nil {
+		fmt.Println(err) // errors.Is(err, command.ErrShortCircuited), ErrTimeout, ...
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.StatusCode, string(body)) // 200 stock unknown
+}
+
+func ExampleTransport() {
+	inventory := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	defer inventory.Close()
+	rt := command.NewRuntime() // command.Default() in production code
+	defer rt.Close()
+
+	stock(rt, inventory.URL)
+	// Output:
+	// fallback for true
+	// 200 stock unknown
+}
+
+func ExampleTransport_shortCircuited() {
+	backend := httptest.NewServer(http.NotFoundHandler())
+	defer backend.Close()
+	rt := command.NewRuntime()
+	defer rt.Close()
+
+	client := &http.Client{Transport: &hystrixhttp.Transport{
+		Setter: command.Setter{Runtime: rt, CommandKey: "Backend",
+			Properties: config.Overrides{"circuitBreaker.forceOpen": "true"}},
+	}}
+	_, err := client.Get(backend.URL)
+	fmt.Println(errors.Is(err, command.ErrShortCircuited))
+	// Output: true
+}
+
+// routes is the server example of the README.
+func routes(rt *command.Runtime) *http.ServeMux {
+	api := &hystrixhttp.Middleware{Setter: command.Setter{Runtime: rt, Properties: config.Overrides{
+		"execution.isolation.semaphore.maxConcurrentRequests": "200",
+		"execution.isolation.thread.timeoutInMilliseconds":    "2000",
+	}}}
+	// A kill switch: a route whose breaker is held open (dynamically:
+	// hystrix.command.<KEY>.circuitBreaker.forceOpen in a config source).
+	reports := &hystrixhttp.Middleware{Setter: command.Setter{Runtime: rt,
+		Properties: config.Overrides{"circuitBreaker.forceOpen": "true"}}}
+
+	mux := http.NewServeMux()
+	mux.Handle("GET /users/{id}", api.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "user %s", r.PathValue("id")) // 200 "user 7", command key "GET /users/{id}"
+	})))
+	mux.Handle("GET /reports", reports.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "an expensive report") // never reached: 503, Retry-After: 5
+	})))
+	return mux
+}
+
+func ExampleMiddleware_Wrap() {
+	rt := command.NewRuntime()
+	defer rt.Close()
+	srv := httptest.NewServer(routes(rt))
+	defer srv.Close()
+
+	for _, path := range []string{"/users/7", "/reports"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Printf("%d %q Retry-After=%q\n", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	group, _ := rt.CommandKeys("GET /users/{id}") // one command key per route
+	fmt.Println(group)
+	// Output:
+	// 200 "user 7" Retry-After=""
+	// 503 "Service Unavailable\n" Retry-After="5"
+	// GET /users/{id}
+}
+
+// TestReadmeShowsTheExamples keeps the README's HTTP examples identical to the compiled
+// ones above.
+func TestReadmeShowsTheExamples(t *testing.T) {
+	doctest.AssertShows(t, "../README.md", "example_test.go", "func stock(", "func routes(")
+}

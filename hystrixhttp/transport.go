@@ -1,0 +1,183 @@
+package hystrixhttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/intercept"
+)
+
+// Transport is an http.RoundTripper that runs each request as a command: behind the
+// circuit breaker, isolation (SEMAPHORE unless Setter says otherwise), timeout and
+// fallback of its command key, with every outcome in the key's metrics. The zero
+// Transport protects http.DefaultTransport with one command key per method and host.
+//
+// What the caller gets:
+//   - a response whose status Classify calls a success or a bad request, and a failure
+//     response (5xx) that no fallback replaced: the response, as the server sent it;
+//   - short circuit, rejection, timeout or transport error without a fallback: a
+//     *command.Error (errors.Is(err, command.ErrShortCircuited), ErrSemaphoreRejected,
+//     ErrThreadPoolFull, ErrTimeout; the transport error is its cause);
+//   - with a Fallback: what it returns, for every failure.
+//
+// The request's context is the caller's side of the command: its cancellation ends the
+// command (CANCELLED, not counted against the breaker). The base transport gets the
+// run's context, which the timeout cancels, so a timed-out request is abandoned on the
+// wire. The timeout covers what RoundTrip waits for: the response headers. The body is
+// read after RoundTrip returned, on the caller's time; the caller closes it, as with any
+// RoundTripper. A response the caller does not get (a failure the fallback replaced, a
+// late answer after the timeout) is closed here, and so is the request body of a request
+// that was never sent.
+//
+// A Transport is safe for concurrent use; its fields must not change once it is in use.
+type Transport struct {
+	// Base makes the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// Setter holds the runtime, group key, properties and classifier of the commands.
+	// Its CommandKey, when set and Key is nil, names the command of every request.
+	// Without an execution.isolation.strategy the commands run SEMAPHORE isolated (on
+	// the caller's goroutine, at most execution.isolation.semaphore.maxConcurrentRequests
+	// at a time, 10 by default). Setter.Classifier, if any, sees what the run returns:
+	// the base transport's errors, a *StatusError for a failure status and a
+	// command.BadRequest(*StatusError) for a bad-request status.
+	Setter command.Setter
+	// Key names the command key of a request; nil means Setter.CommandKey or, when that
+	// is empty, DefaultKey.
+	Key func(*http.Request) string
+	// Classify says how a response status counts; nil means DefaultClassify.
+	Classify func(status int) command.Class
+	// Fallback, if set, answers every failure: a failure status (err is a *StatusError,
+	// whose Response it may return or read), a transport error, a timeout, a short
+	// circuit or a rejection (errors.Is with the command package's sentinels). It gets
+	// the caller's request and must return a response or an error.
+	Fallback func(req *http.Request, err error) (*http.Response, error)
+}
+
+// DefaultKey names a request's command after its method and host, e.g.
+// "GET api.example.com:8443".
+func DefaultKey(r *http.Request) string { return r.Method + " " + r.URL.Host }
+
+// errAbandoned is what a run returns when its caller has its outcome already (THREAD
+// isolation after a timeout): nobody sees it.
+var errAbandoned = errors.New("hystrixhttp: the caller no longer waits for this request")
+
+// errNoResponse is the fallback error of a Fallback that returned neither a response
+// nor an error.
+var errNoResponse = errors.New("hystrixhttp: fallback returned no response and no error")
+
+// RoundTrip sends req as a command of its key (see Transport).
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	x := &exchange{t: t, req: req}
+	cmd := command.New(intercept.Setter(t.Setter, t.Key, DefaultKey, req), x.run)
+	if t.Fallback != nil {
+		cmd.WithFallback(x.fallback)
+	}
+	return x.settle(cmd.Execute(req.Context()))
+}
+
+// exchange is one RoundTrip: what its run and its caller share. Under THREAD isolation
+// the caller may have its outcome (the timeout) while the run is still queued or
+// waiting for the answer; whoever comes second cleans up.
+type exchange struct {
+	t        *Transport
+	req      *http.Request
+	fellBack bool // the Fallback ran (on the caller's goroutine)
+
+	mu      sync.Mutex
+	settled bool           // the caller has its outcome
+	sent    bool           // the request went to the base transport, which closes its body
+	resp    *http.Response // the response the run got
+}
+
+// run is the command's run: one round trip on the run's context, classified.
+func (x *exchange) run(ctx context.Context) (*http.Response, error) {
+	if !x.begin() {
+		return nil, errAbandoned
+	}
+	resp, err := x.t.base().RoundTrip(x.req.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if !x.deliver(resp) {
+		return nil, errAbandoned
+	}
+	switch classify(x.t.Classify, resp.StatusCode) {
+	case command.ClassSuccess:
+		return resp, nil
+	case command.ClassBadRequest:
+		return nil, command.BadRequest(&StatusError{Response: resp})
+	}
+	return nil, &StatusError{Response: resp}
+}
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base == nil {
+		return http.DefaultTransport
+	}
+	return t.Base
+}
+
+// begin reports whether the request may still be sent.
+func (x *exchange) begin() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.sent = !x.settled
+	return x.sent
+}
+
+// deliver records the response for the caller; false (and the body closed) when the
+// caller has its outcome already.
+func (x *exchange) deliver(resp *http.Response) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.settled {
+		resp.Body.Close()
+		return false
+	}
+	x.resp = resp
+	return true
+}
+
+// fallback calls the Transport's Fallback.
+func (x *exchange) fallback(_ context.Context, err error) (*http.Response, error) {
+	x.fellBack = true
+	resp, ferr := x.t.Fallback(x.req, err)
+	switch {
+	case ferr == nil && resp == nil:
+		return nil, errNoResponse
+	case ferr != nil && resp != nil && !x.produced(resp):
+		resp.Body.Close() // the caller gets the error: nobody else would close it
+	}
+	return resp, ferr
+}
+
+// produced reports whether resp is the response the run got.
+func (x *exchange) produced(resp *http.Response) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return resp == x.resp
+}
+
+// settle turns the command's outcome into RoundTrip's: a failure response no fallback
+// replaced goes to the caller as it came; the request body of a request never sent and
+// the body of a response the caller does not get are closed.
+func (x *exchange) settle(resp *http.Response, err error) (*http.Response, error) {
+	x.mu.Lock()
+	x.settled = true
+	sent, got := x.sent, x.resp
+	x.mu.Unlock()
+	if !sent && x.req.Body != nil {
+		x.req.Body.Close()
+	}
+	var se *StatusError
+	if err != nil && !x.fellBack && got != nil && errors.As(err, &se) && se.Response == got {
+		resp, err = got, nil
+	}
+	if got != nil && got != resp {
+		got.Body.Close()
+	}
+	return resp, err
+}
