@@ -156,3 +156,25 @@ func BenchmarkValues(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExecuteWatchingCancellableContext: as BenchmarkExecuteWatchingContext, with a
+// caller context that can end (a request's), so the run context watches it.
+func BenchmarkExecuteWatchingCancellableContext(b *testing.B) {
+	s := semaphoreSetter(benchRuntime(b))
+	run := func(ctx context.Context) (int, error) {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		default:
+			return 1, nil
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := New(s, run).WithFallback(benchFallback).Execute(ctx); err != nil || v != 1 {
+			b.Fatal(v, err)
+		}
+	}
+}

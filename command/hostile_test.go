@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/reactivex/rxgo/v2"
 	"github.com/stretchr/testify/assert"
@@ -256,6 +257,40 @@ func waitGoroutines(t *testing.T, n int) {
 			buf := make([]byte, 1<<20)
 			t.Fatalf("%d goroutines, want at most %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
 		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestALongLivedCallerContextDoesNotKeepCommands(t *testing.T) {
+	e := newEnv(t)
+	e.rt.Hooks().SetExecutionHook(nil) // the recording hook would keep every context it saw
+	ctx, cancel := context.WithCancel(context.Background()) // a worker's context: lives on
+	defer cancel()
+	s := e.setter("L")
+	var kept []weak.Pointer[Command[string]]
+	for i := range 1000 {
+		cmd := New(s, func(ctx context.Context) (string, error) {
+			_ = ctx.Done() // the run context now watches the caller's
+			return "v", nil
+		})
+		_, err := cmd.Execute(ctx)
+		require.NoError(t, err)
+		if i%100 == 0 {
+			kept = append(kept, weak.Make(cmd))
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		runtime.GC()
+		alive := 0
+		for _, w := range kept {
+			if w.Value() != nil {
+				alive++
+			}
+		}
+		if alive == 0 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "%d of %d commands are still held by the caller's context", alive, len(kept))
 		time.Sleep(time.Millisecond)
 	}
 }

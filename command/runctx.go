@@ -2,8 +2,11 @@ package command
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
+	"weak"
 )
 
 // runState is the state behind the context an execution gives to run (runCtx). It is a
@@ -12,10 +15,18 @@ import (
 type runState struct {
 	mu        sync.Mutex
 	done      chan struct{} // made by Done
+	after     []*afterFunc  // registered by AfterFunc, called when the context ends
 	err       uint8         // why the context ended (errNone, errCanceled, errDeadline)
 	interrupt bool          // the timeout ends this context (interruptOnTimeout; always for streams)
 	lazy      bool          // the deadline joins the key's queue only when Done is asked for
+	watched   bool          // the caller's context and the lazy deadline are watched
 	dl        deadline      // this execution's place in the key's deadline queue
+}
+
+// afterFunc is one AfterFunc registration: called or stopped, whichever comes first.
+type afterFunc struct {
+	f    func()
+	used atomic.Bool
 }
 
 // Reasons a run context ended: context.Context.Err only ever returns context.Canceled or
@@ -71,31 +82,72 @@ func (c *runCtx) Done() <-chan struct{} {
 	x := c.x()
 	x.rc.mu.Lock()
 	defer x.rc.mu.Unlock()
-	if x.rc.done != nil {
-		return x.rc.done
+	if x.rc.done == nil {
+		x.rc.done = make(chan struct{})
+		if x.rc.err != errNone {
+			close(x.rc.done)
+		} else {
+			x.watchLocked()
+		}
 	}
+	return x.rc.done
+}
+
+// AfterFunc arranges for f to run in its own goroutine once the context ends, and returns
+// a func that stops it (context.AfterFunc's contract). Having it spares the context
+// package a goroutine per child context (http.Transport makes one per request).
+func (c *runCtx) AfterFunc(f func()) (stop func() bool) {
+	x := c.x()
+	a := &afterFunc{f: f}
+	x.rc.mu.Lock()
+	defer x.rc.mu.Unlock()
 	if x.rc.err != errNone {
-		x.rc.done = closedChan
-		return x.rc.done
+		a.used.Store(true)
+		go f()
+	} else {
+		x.rc.after = append(x.rc.after, a)
+		x.watchLocked()
 	}
-	x.rc.done = make(chan struct{})
+	return func() bool { return a.used.CompareAndSwap(false, true) }
+}
+
+// watchLocked makes the context end with the caller's and, for a lazy deadline, at the
+// timeout: the first time someone waits for it to end. x.rc.mu is held.
+func (x *execution) watchLocked() {
+	if x.rc.watched {
+		return
+	}
+	x.rc.watched = true
 	if err := x.parent.Err(); err != nil {
 		x.rcCancelLocked(err)
-		return x.rc.done
+		return
 	}
 	if x.rc.lazy {
 		if d, ok := x.deadlineAt(); ok {
 			if x.now() >= d {
 				x.expireLocked()
-				return x.rc.done
+				return
 			}
 			x.ks.deadlines.add(x, d)
 		}
 	}
 	if x.parent.Done() != nil {
-		context.AfterFunc(x.parent, x.onParentDone)
+		x.watchParent()
 	}
-	return x.rc.done
+}
+
+// watchParent ends the run context when the caller's context ends, even after run returned
+// (a response body read later must stop when the caller gives up). The watch holds the
+// execution only weakly, and is removed once the execution is garbage: a long-lived caller
+// context (a worker's, a server's base context) must not keep every command it ever ran.
+func (x *execution) watchParent() {
+	wx := weak.Make(x)
+	stop := context.AfterFunc(x.parent, func() {
+		if x := wx.Value(); x != nil {
+			x.onParentDone()
+		}
+	})
+	runtime.AddCleanup(x, func(stop func() bool) { stop() }, stop)
 }
 
 // Err returns nil until the context ends, then context.Canceled or, for the execution
@@ -143,9 +195,13 @@ func (x *execution) rcCancelLocked(err error) {
 	if err == context.DeadlineExceeded {
 		x.rc.err = errDeadline
 	}
-	if x.rc.done != nil && x.rc.done != closedChan {
+	if x.rc.done != nil {
 		close(x.rc.done)
 	}
+	for _, a := range x.rc.after {
+		if a.used.CompareAndSwap(false, true) {
+			go a.f()
+		}
+	}
+	x.rc.after = nil
 }
-
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
