@@ -263,7 +263,7 @@ func waitGoroutines(t *testing.T, n int) {
 
 func TestALongLivedCallerContextDoesNotKeepCommands(t *testing.T) {
 	e := newEnv(t)
-	e.rt.Hooks().SetExecutionHook(nil) // the recording hook would keep every context it saw
+	e.rt.Hooks().SetExecutionHook(nil)                      // the recording hook would keep every context it saw
 	ctx, cancel := context.WithCancel(context.Background()) // a worker's context: lives on
 	defer cancel()
 	s := e.setter("L")
