@@ -67,6 +67,19 @@ func BenchmarkSuccess(b *testing.B) {
 	benchCase{name: "success", settings: Defaults(), body: sequential(Succeed, Answer)}.run(b)
 }
 
+// BenchmarkSuccessCtx: Success with a run that looks at its context (SucceedWatching),
+// as real calls do: every library's timeout is then armed. The headline case.
+func BenchmarkSuccessCtx(b *testing.B) {
+	benchCase{name: "successctx", settings: Defaults(), body: sequential(SucceedWatching, Answer)}.run(b)
+}
+
+// BenchmarkFailureCtx: Failure with a run that looks at its context (FailWatching).
+func BenchmarkFailureCtx(b *testing.B) {
+	s := Defaults()
+	s.RequestVolumeThreshold = NeverTrip
+	benchCase{name: "failurectx", settings: s, body: sequential(FailWatching, FallbackAnswer)}.run(b)
+}
+
 // BenchmarkFailure: the run fails and the fallback answers; the breaker counts every call
 // but never opens (request-volume threshold NeverTrip, the same for every library).
 func BenchmarkFailure(b *testing.B) {
@@ -83,18 +96,28 @@ func BenchmarkShortCircuit(b *testing.B) {
 
 // BenchmarkParallelSuccess: the Success case from GOMAXPROCS goroutines on one key.
 func BenchmarkParallelSuccess(b *testing.B) {
-	benchCase{name: "parallelsuccess", settings: Defaults(), body: func(b *testing.B, t Target) {
+	benchCase{name: "parallelsuccess", settings: Defaults(), body: parallel(Succeed)}.run(b)
+}
+
+// BenchmarkParallelSuccessCtx: ParallelSuccess with a run that looks at its context.
+func BenchmarkParallelSuccessCtx(b *testing.B) {
+	benchCase{name: "parallelsuccessctx", settings: Defaults(), body: parallel(SucceedWatching)}.run(b)
+}
+
+// parallel calls t.Do(run) from GOMAXPROCS goroutines and checks every answer.
+func parallel(run Run) func(b *testing.B, t Target) {
+	return func(b *testing.B, t Target) {
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			ctx := context.Background()
 			for pb.Next() {
-				if v, err := t.Do(ctx, Succeed); v != Answer || err != nil {
+				if v, err := t.Do(ctx, run); v != Answer || err != nil {
 					b.Errorf("got %d, %v; want %d", v, err, Answer)
 					return
 				}
 			}
 		})
-	}}.run(b)
+	}
 }
 
 // BenchmarkThreadIsolated: the Success case with the run on a goroutine of the library
@@ -106,16 +129,22 @@ func BenchmarkThreadIsolated(b *testing.B) {
 		body: sequential(Succeed, Answer)}.run(b)
 }
 
-// BenchmarkObserve: the Success case through the observable front door, consumed through
-// RxGo (single value).
-func BenchmarkObserve(b *testing.B) {
-	benchCase{name: "observe", settings: Defaults(),
-		include: func(_ Lib, t Target) bool { _, ok := t.(Observer); return ok },
+// BenchmarkObserve, BenchmarkToObservable and BenchmarkQueueGet: the Success case through
+// rxhystrix's other front doors (Observe and ToObservable drained through RxGo, Queue then
+// Future.Get), to compare with its Execute in BenchmarkSuccess.
+func BenchmarkObserve(b *testing.B)      { frontDoor(b, "observe", FrontDoors.Observe) }
+func BenchmarkToObservable(b *testing.B) { frontDoor(b, "toobservable", FrontDoors.ToObservable) }
+func BenchmarkQueueGet(b *testing.B)     { frontDoor(b, "queueget", FrontDoors.QueueGet) }
+
+// frontDoor runs the Success case through one front door of the targets that have it.
+func frontDoor(b *testing.B, name string, door func(FrontDoors, context.Context, Run) (int, error)) {
+	benchCase{name: name, settings: Defaults(),
+		include: func(_ Lib, t Target) bool { _, ok := t.(FrontDoors); return ok },
 		body: func(b *testing.B, t Target) {
-			o := t.(Observer)
+			d := t.(FrontDoors)
 			ctx := context.Background()
 			for b.Loop() {
-				if v, err := o.Observe(ctx, Succeed); v != Answer || err != nil {
+				if v, err := door(d, ctx, Succeed); v != Answer || err != nil {
 					b.Fatalf("got %d, %v; want %d", v, err, Answer)
 				}
 			}

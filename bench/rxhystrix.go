@@ -62,11 +62,34 @@ var errNoValue = errors.New("bench: observable completed without a value")
 // Observe runs a new command with Observe and consumes it through RxGo, with a context
 // that is always cancelled at the end.
 func (t *rxTarget) Observe(ctx context.Context, run Run) (int, error) {
+	return drain(ctx, func(ctx context.Context) rxgo.Observable {
+		return command.New[int](t.setter, run).WithFallback(rxFallback).Observe(ctx)
+	})
+}
+
+// ToObservable subscribes to a new command's cold observable and consumes it through RxGo.
+func (t *rxTarget) ToObservable(ctx context.Context, run Run) (int, error) {
+	return drain(ctx, func(context.Context) rxgo.Observable {
+		return command.New[int](t.setter, run).WithFallback(rxFallback).ToObservable()
+	})
+}
+
+// QueueGet queues a new command and waits for its future.
+func (t *rxTarget) QueueGet(ctx context.Context, run Run) (int, error) {
+	f, err := command.New[int](t.setter, run).WithFallback(rxFallback).Queue(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return f.Get(ctx)
+}
+
+// drain subscribes to the observable open returns with a context that is always
+// cancelled at the end, and returns its single value.
+func drain(ctx context.Context, open func(context.Context) rxgo.Observable) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	obs := command.New[int](t.setter, run).WithFallback(rxFallback).Observe(ctx)
 	v, err, got := 0, error(nil), false
-	for item := range obs.Observe(rxgo.WithContext(ctx)) {
+	for item := range open(ctx).Observe(rxgo.WithContext(ctx)) {
 		if item.E != nil {
 			err = item.E
 			continue

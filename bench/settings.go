@@ -24,6 +24,28 @@ func Succeed(context.Context) (int, error) { return Answer, nil }
 // Fail is a run that fails at once.
 func Fail(context.Context) (int, error) { return 0, ErrDependency }
 
+// SucceedWatching is a run that answers at once but looks at its context first, as every
+// network or database call does: a library that arms its timeout only for runs that watch
+// their context pays for it here, not with Succeed.
+func SucceedWatching(ctx context.Context) (int, error) {
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	default:
+		return Answer, nil
+	}
+}
+
+// FailWatching is SucceedWatching's failing twin.
+func FailWatching(ctx context.Context) (int, error) {
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	default:
+		return 0, ErrDependency
+	}
+}
+
 // NeverTrip is a request-volume threshold no benchmark reaches: the breaker still counts
 // and evaluates every call but never opens (the Failure case measures failures with the
 // circuit closed).

@@ -54,11 +54,15 @@ func Libraries() []Lib {
 	}
 }
 
-// Observer is a Target with an observable front door (rxhystrix Observe).
-type Observer interface {
-	// Observe starts the command through its observable front door and consumes its
+// FrontDoors is a Target with front doors besides a blocking call (rxhystrix).
+type FrontDoors interface {
+	// Observe starts the command through its hot observable front door and consumes its
 	// single value through RxGo.
 	Observe(ctx context.Context, run Run) (int, error)
+	// ToObservable subscribes to the command's cold observable and consumes it through RxGo.
+	ToObservable(ctx context.Context, run Run) (int, error)
+	// QueueGet queues the command and waits for its future.
+	QueueGet(ctx context.Context, run Run) (int, error)
 }
 
 // Trip opens t's breaker the way traffic does: it calls t with a failing run, one call a
