@@ -6,6 +6,7 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
+	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 	"github.com/rxhystrix/rxhystrix/observable"
@@ -113,7 +114,8 @@ func (c *Command[T]) chain(ctx context.Context, stop <-chan struct{}) (T, error)
 			return zero, x.failFast(err)
 		}
 	}
-	if !x.ks.breaker.AttemptExecution() {
+	var admitted bool
+	if x.ticket, admitted = x.ks.breaker.Attempt(); !admitted {
 		x.addEvent(metrics.ShortCircuited)
 		x.failedErr = ErrShortCircuited
 		return c.fallbackOr(ShortCircuit, ErrShortCircuited)
@@ -202,7 +204,7 @@ func (c *Command[T]) settle(end time.Duration) (T, error) {
 	case raceTimedOut:
 		x.addEvent(metrics.Timeout)
 		x.failedErr = ErrTimeout
-		x.ks.breaker.MarkNonSuccess()
+		x.verdict = breaker.Failure
 		return c.fallbackOr(Timeout, ErrTimeout)
 	case raceCancelled:
 		return zero, x.unsubscribed()
@@ -210,17 +212,17 @@ func (c *Command[T]) settle(end time.Duration) (T, error) {
 	if x.failedErr == nil || x.class == ClassSuccess {
 		x.failedErr = nil
 		x.addEvent(metrics.Success)
-		x.ks.breaker.MarkSuccess()
+		x.verdict = breaker.Success
 		x.succeedAt(end)
 		return c.value, x.execErr
 	}
 	if x.class == ClassBadRequest {
 		x.addEvent(metrics.BadRequest)
-		x.ks.breaker.ReleaseTrial()
+		x.verdict = breaker.BadRequest
 		return zero, x.fail(x.execErr)
 	}
 	x.addEvent(metrics.Failure)
-	x.ks.breaker.MarkNonSuccess()
+	x.verdict = breaker.Failure
 	return c.fallbackOr(CommandException, x.failedErr)
 }
 

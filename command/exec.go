@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
@@ -56,8 +57,10 @@ type exec struct {
 	notifies bool  // the event notifier is not the no-op one (read once per execution)
 	class    Class // how the run's error counts (Command)
 
-	timeout     time.Duration // 0: no timeout; the deadline is start+timeout
-	total       atomic.Int64  // total latency in ns plus one; 0 until the end
+	ticket      breaker.Ticket  // from the breaker's Attempt
+	verdict     breaker.Outcome // reported with ticket when the execution terminates; 0: none
+	timeout     time.Duration   // 0: no timeout; the deadline is start+timeout
+	total       atomic.Int64    // total latency in ns plus one; 0 until the end
 	execLatency time.Duration
 	start       time.Duration // since ks.rt.base, when timed
 	failedErr   error         // the run's error (also while classifying), or the timeout/rejection cause

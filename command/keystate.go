@@ -25,9 +25,14 @@ type keyState struct {
 	poolProps   config.Overrides
 	classify    Classifier
 
-	poolMu      sync.Mutex
-	pool        atomic.Pointer[isolation.Pool]
-	poolMetrics *metrics.ThreadPoolMetrics // written before pool is stored
+	poolMu sync.Mutex
+	pool   atomic.Pointer[poolBinding]
+}
+
+// poolBinding is the goroutine pool a key runs on and the pool's metrics.
+type poolBinding struct {
+	p *isolation.Pool
+	m *metrics.ThreadPoolMetrics
 }
 
 func newKeyState(r *Runtime, s *Setter) *keyState {
@@ -54,15 +59,16 @@ func newKeyState(r *Runtime, s *Setter) *keyState {
 }
 
 // threadPool returns the pool of the key's thread-pool key and its metrics, made on
-// first use; the metrics read the pool's gauges.
+// first use and again after the pool was evicted for idleness; the metrics read the
+// pool's gauges.
 func (ks *keyState) threadPool() (*isolation.Pool, *metrics.ThreadPoolMetrics, error) {
-	if p := ks.pool.Load(); p != nil {
-		return p, ks.poolMetrics, nil
+	if b := ks.pool.Load(); b != nil && !b.p.Closed() {
+		return b.p, b.m, nil
 	}
 	ks.poolMu.Lock()
 	defer ks.poolMu.Unlock()
-	if p := ks.pool.Load(); p != nil {
-		return p, ks.poolMetrics, nil
+	if b := ks.pool.Load(); b != nil && !b.p.Closed() {
+		return b.p, b.m, nil
 	}
 	key := ks.info.ThreadPoolKey
 	p, err := ks.rt.pools.Get(key, ks.poolProps)
@@ -75,7 +81,6 @@ func (ks *keyState) threadPool() (*isolation.Pool, *metrics.ThreadPoolMetrics, e
 	}
 	m := ks.rt.metrics.ThreadPoolFor(key, props)
 	m.SetGauges(p.Gauges)
-	ks.poolMetrics = m
-	ks.pool.Store(p)
+	ks.pool.Store(&poolBinding{p: p, m: m})
 	return p, m, nil
 }

@@ -70,7 +70,8 @@ func NewRuntime(opts ...Option) *Runtime {
 	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk)
 	r.pools = isolation.NewPoolRegistry(r.config, r.clk)
 	forget := r.metrics.OnCommandEvicted(r.forget)
-	r.closers = []func(){forget, r.breakers.Close, r.pools.Close, r.metrics.Close}
+	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)
+	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close}
 	return r
 }
 
@@ -86,6 +87,7 @@ var defaultRuntime = sync.OnceValue(func() *Runtime {
 		hooks:    hooks.Default(),
 	}
 	r.metrics.OnCommandEvicted(r.forget)
+	r.metrics.OnThreadPoolEvicted(r.forgetPool)
 	return r
 })
 
@@ -162,11 +164,21 @@ func (r *Runtime) resolve(s *Setter) *keyState {
 
 // forget drops the state of a key whose metrics were evicted for idleness, and its
 // properties, so the next command of the key resolves fresh state with its own Setter
-// (the breaker registry forgets the key too).
-func (r *Runtime) forget(key string) {
+// (the breaker registry forgets the key too). State already resolved afresh for the key
+// (with other metrics) stays.
+func (r *Runtime) forget(m *metrics.CommandMetrics) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.keys.LoadAndDelete(key); ok {
-		r.config.ForgetCommand(key)
+	if ks := r.lookup(m.Key()); ks != nil && ks.metrics == m {
+		r.keys.Delete(m.Key())
+		r.config.ForgetCommand(m.Key())
 	}
+}
+
+// forgetPool closes and drops the goroutine pool of a thread-pool key whose metrics were
+// evicted for idleness, and its properties; a command that runs on the key again gets a
+// fresh pool.
+func (r *Runtime) forgetPool(m *metrics.ThreadPoolMetrics) {
+	r.pools.Evict(m.Key())
+	r.config.ForgetThreadPool(m.Key())
 }

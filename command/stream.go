@@ -7,6 +7,7 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
+	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -111,7 +112,8 @@ func (s *Stream) chain(next chan<- rxgo.Item) error {
 			return x.failFast(err)
 		}
 	}
-	if !x.ks.breaker.AttemptExecution() {
+	var admitted bool
+	if x.ticket, admitted = x.ks.breaker.Attempt(); !admitted {
 		x.addEvent(metrics.ShortCircuited)
 		x.failedErr = ErrShortCircuited
 		return s.fallbackOr(next, ShortCircuit, ErrShortCircuited)
@@ -131,7 +133,7 @@ func (s *Stream) chain(next chan<- rxgo.Item) error {
 	case raceTimedOut:
 		x.addEvent(metrics.Timeout)
 		x.failedErr = ErrTimeout
-		x.ks.breaker.MarkNonSuccess()
+		x.verdict = breaker.Failure
 		return s.fallbackOr(next, Timeout, ErrTimeout)
 	case raceCancelled:
 		x.unsubscribed()
@@ -139,7 +141,7 @@ func (s *Stream) chain(next chan<- rxgo.Item) error {
 	}
 	if runErr == nil {
 		x.addEvent(metrics.Success)
-		x.ks.breaker.MarkSuccess()
+		x.verdict = breaker.Success
 		x.succeed()
 		return nil
 	}
@@ -147,19 +149,19 @@ func (s *Stream) chain(next chan<- rxgo.Item) error {
 	switch class {
 	case ClassSuccess:
 		x.addEvent(metrics.Success)
-		x.ks.breaker.MarkSuccess()
+		x.verdict = breaker.Success
 		x.execErr = callerErr
 		x.succeed()
 		return callerErr
 	case ClassBadRequest:
 		x.addEvent(metrics.BadRequest)
 		x.failedErr = runErr
-		x.ks.breaker.ReleaseTrial()
+		x.verdict = breaker.BadRequest
 		return x.fail(callerErr)
 	}
 	x.addEvent(metrics.Failure)
 	x.failedErr = runErr
-	x.ks.breaker.MarkNonSuccess()
+	x.verdict = breaker.Failure
 	return s.fallbackOr(next, CommandException, runErr)
 }
 

@@ -3,6 +3,7 @@ package command
 import (
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -33,7 +34,7 @@ func (x *exec) unsubscribed() error {
 	err := x.cancelErr()
 	x.addEvent(metrics.Cancelled)
 	x.execErr = err
-	x.ks.breaker.MarkCancelled()
+	x.verdict = breaker.Cancelled
 	if h := x.hook; h != nil {
 		safeHook(func() { h.OnUnsubscribe(x.parent, x.ks.info) })
 	}
@@ -64,6 +65,9 @@ func (x *exec) terminate(now time.Duration) {
 	}
 	res := x.result(total)
 	x.ks.metrics.MarkComplete(res)
+	if x.verdict != 0 { // after MarkComplete: circuitBreaker.evaluateOnFailure counts it
+		x.ks.breaker.Report(x.ticket, x.verdict)
+	}
 	if x.pw != nil && x.pw.tp != nil {
 		x.pw.tp.MarkComplete(res)
 	}

@@ -1,6 +1,9 @@
 package command
 
-import "github.com/rxhystrix/rxhystrix/metrics"
+import (
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
 
 // inPool runs the user function on the goroutine pool of the thread-pool key (THREAD
 // isolation). The caller waits for the first of: the run's completion, the timeout
@@ -20,7 +23,7 @@ func (c *Command[T]) inPool() (T, error) {
 		}
 		x.addEvent(metrics.ThreadPoolRejected)
 		x.failedErr = err
-		x.ks.breaker.MarkNonSuccess()
+		x.verdict = breaker.Failure
 		return c.fallbackOr(RejectedThreadExecution, err)
 	}
 	select {
