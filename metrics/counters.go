@@ -14,14 +14,15 @@ const numSlots = NumEventTypes - 1
 
 // stripe is one share of a key's counters, alone on its two cache lines (an adjacent-line
 // prefetcher fetches lines in pairs), so that callers on different stripes never write a
-// line another caller writes. Counters are monotonic: they are only ever added to, never
-// reset; a closed bucket is the difference between two reads of their sum. Counts are
-// kept modulo 2^32 (a bucket, the difference, never holds 2^32 events of one type);
+// line another caller writes. The sums and the common event types share the first line,
+// so a completion writes one line. Counters are monotonic: they are only ever added to,
+// never reset; a closed bucket is the difference between two reads of their sum. Counts
+// are kept modulo 2^32 (a bucket, the difference, never holds 2^32 events of one type);
 // sums of latencies (ns) or batch sizes modulo 2^64.
 type stripe struct {
-	n   [numSlots]atomic.Uint32
 	sum [2]atomic.Uint64
-	_   [128 - numSlots*4 - 16]byte
+	n   [numSlots]atomic.Uint32
+	_   [128 - 16 - numSlots*4]byte
 }
 
 // maxStripes caps the stripes of a key (2 KB per key).

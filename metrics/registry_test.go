@@ -1,9 +1,12 @@
 package metrics
 
 import (
+	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -153,4 +156,44 @@ func TestCloseIsIdempotentAndFlushReturnsAfterClose(t *testing.T) {
 	e.clk.Advance(time.Second)
 	e.r.Flush()
 	assert.Zero(t, m.CumulativeCount(Success))
+}
+
+// TestEvictionNeverHoldsUpTheRoll: eviction listeners run on the sweep, not on the roll:
+// while one is stuck, live keys still get every snapshot.
+func TestEvictionNeverHoldsUpTheRoll(t *testing.T) {
+	e := newEnv(t, WithIdleTimeout(time.Second))
+	e.r.Command("idle")
+	release := make(chan struct{})
+	stuck := make(chan struct{})
+	e.r.OnCommandEvicted(func(*CommandMetrics) { close(stuck); <-release })
+	e.mem.Set("hystrix.command.live.metrics.healthSnapshot.intervalInMilliseconds", "1")
+	live := e.r.Command("live")
+	e.clk.Advance(2 * time.Second) // a sweep evicts "idle" and blocks in the listener
+	<-stuck
+	for i := range 5 {
+		live.MarkComplete(result(Success))
+		e.clk.Advance(time.Millisecond)
+		assert.Equal(t, int64(i+1), live.HealthCounts().TotalRequests)
+	}
+	close(release)
+	e.r.Flush()
+}
+
+// TestEvictedKeysAreUnreachable: once evicted, nothing the registry holds (maps, groups,
+// the roll's buffers) keeps a key's metrics alive.
+func TestEvictedKeysAreUnreachable(t *testing.T) {
+	e := newEnv(t, WithIdleTimeout(time.Second))
+	var refs []weak.Pointer[CommandMetrics]
+	for i := range 100 {
+		m := e.r.Command(fmt.Sprintf("k%d", i))
+		m.MarkStart()
+		m.MarkComplete(result(Success).WithExecuted(false).WithExecutionLatency(time.Millisecond))
+		refs = append(refs, weak.Make(m))
+	}
+	e.advance(2 * time.Minute) // past every window and the idle timeout
+	require.Empty(t, e.r.Commands())
+	runtime.GC()
+	for i, r := range refs {
+		assert.Nil(t, r.Value(), "key %d is still reachable", i)
+	}
 }
