@@ -79,7 +79,7 @@ func (t *rxTarget) Observe(ctx context.Context, run Run) (int, error) {
 	return v, err
 }
 
-// Close closes the target's Runtime (metrics goroutines, thread pools).
+// Close closes the target's Runtime (metrics roll, thread pools).
 func (t *rxTarget) Close() { t.rt.Close() }
 
 // Recorded sums the key's cumulative terminal execution events (success, failure,

@@ -239,7 +239,7 @@ func TestSlowListenerDoesNotBlockTheMetricsGoroutineOrCallers(t *testing.T) {
 
 	b := e.r.Get("K", nil)
 	e.complete("K", 20, metrics.Failure)
-	e.advance(500 * time.Millisecond) // Flush returns: the metrics goroutine is not stuck
+	e.advance(500 * time.Millisecond) // Flush returns: the metrics roll is not stuck
 	<-entered
 	require.Equal(t, Open, b.State())
 	e.advance(5 * time.Second)
@@ -346,6 +346,19 @@ func TestEvictionDropsTheBreakerWithItsMetrics(t *testing.T) {
 	assert.Equal(t, Open, fresh.State(), "the fresh breaker listens to the fresh metrics")
 	assert.Equal(t, "K", e.next().Key)
 	e.noMoreTransitions()
+}
+
+// TestEvictionOfOldMetricsKeepsAFreshBreaker: an eviction that reaches the registry after
+// the key came back with fresh metrics drops nothing.
+func TestEvictionOfOldMetricsKeepsAFreshBreaker(t *testing.T) {
+	e := newEnv(t)
+	other := metrics.NewRegistry(e.store, e.clk)
+	defer other.Close()
+	b := e.r.Get("K", nil)
+	e.r.evict(other.Command("K")) // metrics of the same key that this breaker does not listen to
+	assert.Same(t, b, e.r.Get("K", nil))
+	e.r.evict(e.metrics.Command("K"))
+	assert.NotSame(t, b, e.r.Get("K", nil))
 }
 
 func TestCloseStopsHealthSubscriptions(t *testing.T) {

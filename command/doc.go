@@ -27,7 +27,7 @@
 //	Observe = Cache+sub  ┼─> single use ─> request log ─> request cache (GetOrStart)
 //	Queue = ToFuture     ┘        │
 //	                              v
-//	  onStart ─> breaker.AttemptExecution ──refused──> SHORT_CIRCUITED ─┐
+//	  onStart ─> breaker.Attempt ──refused──> SHORT_CIRCUITED ──────────┐
 //	     │                                                              │
 //	  SEMAPHORE: execSem.TryAcquire ──full──> SEMAPHORE_REJECTED ───────┤
 //	  THREAD:    pool.Submit        ──full──> THREAD_POOL_REJECTED ─────┤

@@ -43,14 +43,14 @@ func WithConfig(s *config.Store) Option { return func(r *Runtime) { r.config = s
 // WithHooks sets the hook registry (default: a fresh hooks.NewRegistry()).
 func WithHooks(h *hooks.Registry) Option { return func(r *Runtime) { r.hooks = h } }
 
-// WithMetricsOptions passes options to the runtime's metrics registry (resolution,
-// buffer size, idle eviction, logger).
+// WithMetricsOptions passes options to the runtime's metrics registry (idle eviction,
+// logger).
 func WithMetricsOptions(opts ...metrics.Option) Option {
 	return func(r *Runtime) { r.mopts = append(r.mopts, opts...) }
 }
 
 // NewRuntime returns a runtime with fresh registries, except those given as options.
-// Close it when done: it stops the metrics goroutines and the thread pools it created.
+// Close it when done: it stops the metrics roll and the thread pools it created.
 func NewRuntime(opts ...Option) *Runtime {
 	r := &Runtime{}
 	for _, o := range opts {
@@ -95,7 +95,7 @@ var defaultRuntime = sync.OnceValue(func() *Runtime {
 // (config.Default, metrics.Default, breaker.Default, hooks.Default) and the system clock.
 func Default() *Runtime { return defaultRuntime() }
 
-// Close stops what NewRuntime started (thread pools, metrics goroutines). Commands must
+// Close stops what NewRuntime started (thread pools, the metrics roll). Commands must
 // not run on a closed runtime. Closing Default does nothing.
 func (r *Runtime) Close() {
 	for _, c := range r.closers {

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// exactPercentile is the value at rank p/100*(n-1) of sorted samples (DDSketch's rank).
+// exactPercentile is the value at rank p/100*(n-1) of sorted samples (the rank percentiles use).
 func exactPercentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[int(math.Floor(p/100*float64(len(sorted)-1)))]
 }

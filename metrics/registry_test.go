@@ -105,6 +105,8 @@ func TestEviction(t *testing.T) {
 	var evicted []string
 	cancel := e.r.OnCommandEvicted(func(m *CommandMetrics) { mu.Lock(); evicted = append(evicted, m.Key()); mu.Unlock() })
 	defer cancel()
+	var poolsEvicted []*ThreadPoolMetrics
+	e.r.OnThreadPoolEvicted(func(m *ThreadPoolMetrics) { mu.Lock(); poolsEvicted = append(poolsEvicted, m); mu.Unlock() })
 	old := e.r.Command("dyn")
 	busy := e.r.Command("busy")
 	pool, coll := e.r.ThreadPool("p"), e.r.Collapser("c")
@@ -119,6 +121,7 @@ func TestEviction(t *testing.T) {
 	e.advance(30 * time.Second)
 	mu.Lock()
 	assert.Equal(t, []string{"dyn"}, evicted)
+	assert.Equal(t, []*ThreadPoolMetrics{pool}, poolsEvicted)
 	mu.Unlock()
 	assert.Equal(t, []*CommandMetrics{busy}, e.r.Commands())
 	assert.Empty(t, e.r.ThreadPools())

@@ -7,7 +7,8 @@ import (
 
 // series is the state shared by the command, thread-pool and collapser metrics of one
 // key: counters and concurrency that callers write, and the windows the roller cuts at
-// their boundaries. Fields are grouped by who writes them, each group on lines of its own.
+// their boundaries. The fields every caller reads come first; 64 bytes further on (no
+// cache line holds both) come the ones every caller writes, then the roller's.
 type series struct {
 	key    string
 	reg    *Registry
@@ -21,7 +22,6 @@ type series struct {
 	peak    atomic.Int64 // highest concurrency since the last stats cut (callers, roller)
 	active  atomic.Bool  // the roller visits the key (set by callers, cleared by the roller)
 	evicted atomic.Bool  // dropped from the registry (set by a sweep, cleared on revival)
-	_       [64]byte
 
 	lastEvent atomic.Int64 // Unix ns of the last boundary that closed a non-empty bucket
 	stats     statsWindow
