@@ -66,12 +66,14 @@ func (r *PoolRegistry) Get(key string, inCode config.Overrides) (*Pool, error) {
 	return p, nil
 }
 
-// Evict closes the pool of key and forgets it (see Pool.Close: it waits for running
-// tasks), so that the next Get makes a fresh one. The command package calls it when the
-// key's thread-pool metrics are evicted for idleness. Unknown keys are ignored.
+// Evict stops the pool of key and forgets it, so that the next Get makes a fresh one. The
+// command package calls it when the key's thread-pool metrics are evicted for idleness.
+// Like the first half of Pool.Close it does not wait: idle workers exit at once, a worker
+// still running an abandoned task (a timed-out run that ignores its context) exits when
+// the task ends. Unknown keys are ignored.
 func (r *PoolRegistry) Evict(key string) {
 	if p, ok := r.pools.LoadAndDelete(key); ok {
-		p.(*Pool).Close()
+		p.(*Pool).shutdown()
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 // OnCommandEvicted registers f to learn of every command whose metrics the registry
 // evicted for idleness (the breaker and command registries drop what they keep for the
 // key, so everything comes back fresh together). f runs on the eviction goroutine, one
-// call at a time, never on the roll; a panic in f is logged. cancel removes f.
+// call at a time, never on the roll; a panic in f is logged. f must return: Close and
+// Flush wait for a running sweep. cancel removes f.
 func (r *Registry) OnCommandEvicted(f func(*CommandMetrics)) (cancel func()) {
 	return listen(r, r.onEvict, f)
 }

@@ -17,7 +17,7 @@ func exactPercentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[int(math.Floor(p/100*float64(len(sorted)-1)))]
 }
 
-func TestLatencyPercentilesWithinSketchAccuracy(t *testing.T) {
+func TestLatencyPercentilesWithinHistogramAccuracy(t *testing.T) {
 	e := newEnv(t)
 	m := e.r.Command("K")
 	rnd := rand.New(rand.NewSource(7))

@@ -139,9 +139,10 @@ func (r *Registry) roll() {
 		if g.next > now {
 			continue
 		}
-		k := int((now-g.next)/int64(g.width)) + 1
-		at := g.next + int64(k-1)*int64(g.width)
+		missed := (now - g.next) / int64(g.width) // boundaries passed before the last one
+		at := g.next + missed*int64(g.width)
 		g.next = at + int64(g.width)
+		k := int(min(missed, 1<<20)) + 1 // more than any ring holds: all empty
 		for i := 0; i < len(g.keys); {
 			s := g.keys[i]
 			s.roll(g.width, k, at, &r.scratch)

@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
 )
 
 func TestCommandGetOrCreate(t *testing.T) {
@@ -199,4 +202,34 @@ func TestEvictedKeysAreUnreachable(t *testing.T) {
 	for i, r := range refs {
 		assert.Nil(t, r.Value(), "key %d is still reachable", i)
 	}
+}
+
+// lateClock is a fake clock whose timers never fire: every roll is a late one, by Flush.
+type lateClock struct{ *clock.Fake }
+
+func (lateClock) AfterFunc(time.Duration, func()) clock.Timer { return lateTimer{} }
+
+type lateTimer struct{}
+
+func (lateTimer) C() <-chan time.Time { return nil }
+func (lateTimer) Stop() bool          { return true }
+
+// TestLateRollPutsGainsInTheLastBucket: a roll that comes several boundaries late closes
+// the buckets it missed as empty and counts what was recorded in the last one, so
+// nothing ages out early.
+func TestLateRollPutsGainsInTheLastBucket(t *testing.T) {
+	clk := lateClock{clock.NewFake(epoch)}
+	r := NewRegistry(config.NewStore(), clk)
+	defer r.Close()
+	m := r.Command("K")
+	m.MarkComplete(result(Failure, FallbackSuccess))
+	clk.Advance(2200 * time.Millisecond) // boundaries at 0.5, 1, 1.5 and 2 s passed unrolled
+	r.Flush()
+	assert.Equal(t, HealthCounts{1, 1, 100}, m.HealthCounts())
+	clk.Advance(9300 * time.Millisecond) // 11.5 s: the bucket closed at 2 s is in the 10 s window
+	r.Flush()
+	assert.Equal(t, HealthCounts{1, 1, 100}, m.HealthCounts())
+	clk.Advance(500 * time.Millisecond)
+	r.Flush()
+	assert.Equal(t, HealthCounts{}, m.HealthCounts(), "aged out 10 s after the bucket it was counted in")
 }
