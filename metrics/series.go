@@ -52,14 +52,15 @@ type window struct {
 	size  int
 }
 
-// windowOf returns the window of size buckets spanning total (at least one bucket).
+// windowOf returns the window of size buckets spanning total (at least one bucket of at
+// least 1 ms; validated properties never need either floor).
 func windowOf(total time.Duration, size int) window {
 	size = max(size, 1)
 	return window{width: max(total/time.Duration(size), time.Millisecond), size: size}
 }
 
 // seal records the distinct widths of the key's windows, once they are all set.
-func (s *series) seal() *series {
+func (s *series) seal() {
 	add := func(w time.Duration) {
 		for _, have := range s.widths {
 			if have == w {
@@ -75,7 +76,6 @@ func (s *series) seal() *series {
 	if s.pct != nil {
 		add(s.pct.width)
 	}
-	return s
 }
 
 // touch makes sure the roller visits the key; callers call it after they recorded, so
@@ -97,8 +97,8 @@ func (s *series) markStart() {
 	s.touch()
 }
 
-// roll cuts the buckets of the key's windows of width w, which closed k boundaries since
-// the group's last roll, the last at at (Unix ns).
+// roll cuts the buckets of the key's windows of width w: k boundaries passed since the
+// group's last roll, the last of them at at (Unix ns).
 func (s *series) roll(w time.Duration, k int, at int64, scratch *[]bin) {
 	moved := false
 	if s.health != nil && s.health.hw.width == w {
