@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"iter"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -85,22 +86,31 @@ func (h *histogram) grow(r int) *row {
 	}
 }
 
+// bins yields the index (row*32 + bin) and counter of every bin of the allocated rows,
+// in value order.
+func (h *histogram) bins() iter.Seq2[int, *atomic.Uint32] {
+	return func(yield func(int, *atomic.Uint32) bool) {
+		t := h.t.Load()
+		if t == nil {
+			return
+		}
+		for i, rw := range t.rows {
+			for b := 0; rw != nil && b < rowBins; b++ {
+				if !yield((t.first+i)*rowBins+b, &rw[b]) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // take moves every count out of the histogram (roller only) and appends them to dst as
 // bins in value order. A value recorded concurrently is either taken now or stays for the
 // next take: each bin is emptied with one atomic Swap.
 func (h *histogram) take(dst []bin) []bin {
-	t := h.t.Load()
-	if t == nil {
-		return dst
-	}
-	for i, rw := range t.rows {
-		if rw == nil {
-			continue
-		}
-		for b := range rw {
-			if rw[b].Load() != 0 {
-				dst = appendBins(dst, t.first+i, b, rw[b].Swap(0))
-			}
+	for idx, c := range h.bins() {
+		if c.Load() != 0 {
+			dst = appendBins(dst, idx, c.Swap(0))
 		}
 	}
 	return dst
@@ -108,18 +118,9 @@ func (h *histogram) take(dst []bin) []bin {
 
 // empty reports whether every bin is zero.
 func (h *histogram) empty() bool {
-	t := h.t.Load()
-	if t == nil {
-		return true
-	}
-	for _, rw := range t.rows {
-		if rw == nil {
-			continue
-		}
-		for b := range rw {
-			if rw[b].Load() != 0 {
-				return false
-			}
+	for _, c := range h.bins() {
+		if c.Load() != 0 {
+			return false
 		}
 	}
 	return true
@@ -136,9 +137,9 @@ func (b bin) index() int    { return int(b >> 20) }
 func (b bin) count() uint64 { return uint64(b & binCount) }
 func (b bin) value() int64  { return valueOf(b.index()/rowBins, b.index()%rowBins) }
 
-// appendBins appends the count n of row r, bin b to dst.
-func appendBins(dst []bin, r, b int, n uint32) []bin {
-	idx := bin(r*rowBins+b) << 20
+// appendBins appends the count n of the bin at index to dst.
+func appendBins(dst []bin, index int, n uint32) []bin {
+	idx := bin(index) << 20
 	for ; n > binCount; n -= binCount {
 		dst = append(dst, idx|binCount)
 	}
