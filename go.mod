@@ -14,11 +14,9 @@ require (
 	github.com/stretchr/objx v0.5.2 // indirect
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
 	golang.org/x/sys v0.26.0 // indirect
-	google.golang.org/protobuf v1.36.11 // indirect
 )
 
 require (
-	github.com/DataDog/sketches-go v1.4.8
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/kr/pretty v0.3.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect

@@ -24,9 +24,33 @@ type Scenario struct {
 }
 
 // DefaultScenario fails for 2 s, runs 8 s at 500 calls/s from 4 goroutines, then bursts
-// 20,000 calls.
+// 1,000,000 calls: enough for metrics that drop events under load to show it.
 func DefaultScenario() Scenario {
-	return Scenario{Duration: 8 * time.Second, FailFor: 2 * time.Second, Workers: 4, Rate: 500, Burst: 20000}
+	return Scenario{Duration: 8 * time.Second, FailFor: 2 * time.Second, Workers: 4, Rate: 500, Burst: 1_000_000}
+}
+
+// EvaluateOnFailure is the name of rxhystrix with circuitBreaker.evaluateOnFailure in the
+// behaviour comparison: its breaker re-evaluates the thresholds on every failure instead
+// of waiting for the next health snapshot (Hystrix's behaviour, the default).
+const EvaluateOnFailure = "rxhystrix-evaluateOnFailure"
+
+// BehaviourLibraries returns Libraries with rxhystrix in both modes: Hystrix's health
+// snapshots (the default) and circuitBreaker.evaluateOnFailure.
+func BehaviourLibraries() []Lib {
+	var out []Lib
+	for _, l := range Libraries() {
+		out = append(out, l)
+		if l.Name == "rxhystrix" {
+			out = append(out, Lib{Name: EvaluateOnFailure, New: newRxhystrixEvaluateOnFailure})
+		}
+	}
+	return out
+}
+
+func newRxhystrixEvaluateOnFailure(key string, s Settings) Target {
+	t := NewRxhystrix(key, s).(*rxTarget)
+	t.setter.Properties["circuitBreaker.evaluateOnFailure"] = "true"
+	return t
 }
 
 // Outcome is what one library did in the scenario. Counts are -1 when the library offers

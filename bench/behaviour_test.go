@@ -2,7 +2,9 @@ package bench
 
 import (
 	"bytes"
+	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,25 +12,35 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBehaviourComparison runs the full comparison (about 50 s) when BENCH_BEHAVIOUR=1 and
-// prints its table. Every library must open its breaker and answer every call; rxhystrix
-// must also close again, count every call exactly and leave no goroutine behind.
+// TestBehaviourComparison runs the full comparison (about 2 minutes) when
+// BENCH_BEHAVIOUR=1 and prints its table. Every library must open its breaker and answer
+// every call; rxhystrix, in both modes, must also close again, count every call exactly
+// and leave no goroutine behind, and with evaluateOnFailure let no more calls reach the
+// failing dependency than the best peer.
 func TestBehaviourComparison(t *testing.T) {
 	if os.Getenv("BENCH_BEHAVIOUR") == "" {
-		t.Skip("set BENCH_BEHAVIOUR=1 to run the behaviour comparison (about 50 s)")
+		t.Skip("set BENCH_BEHAVIOUR=1 to run the behaviour comparison (about 2 minutes)")
 	}
 	sc := DefaultScenario()
 	var outs []Outcome
-	for _, lib := range BehaviourOrder(Libraries()) {
+	best := int64(math.MaxInt64)
+	for _, lib := range BehaviourOrder(BehaviourLibraries()) {
 		o := RunScenario(lib, sc)
 		outs = append(outs, o)
 		assert.True(t, o.Opened, "%s: the breaker never opened", lib.Name)
 		assert.Zero(t, o.CallerErrors, "%s: the fallback must answer every call", lib.Name)
-		if lib.Name == "rxhystrix" {
-			assert.True(t, o.Closed, "rxhystrix: the breaker did not close after the recovery")
-			assert.Equal(t, o.Calls, o.Recorded, "rxhystrix: metrics must count every call")
-			assert.Equal(t, o.BurstCalls, o.BurstRecorded, "rxhystrix: metrics must count every call of the burst")
-			assert.Zero(t, o.GoroutinesLeft, "rxhystrix: goroutines left after Close")
+		if !strings.HasPrefix(lib.Name, "rxhystrix") {
+			best = min(best, o.ReachedFailing)
+			continue
+		}
+		assert.True(t, o.Closed, "%s: the breaker did not close after the recovery", lib.Name)
+		assert.Equal(t, o.Calls, o.Recorded, "%s: metrics must count every call", lib.Name)
+		assert.Equal(t, o.BurstCalls, o.BurstRecorded, "%s: metrics must count every call of the burst", lib.Name)
+		assert.Zero(t, o.GoroutinesLeft, "%s: goroutines left after Close", lib.Name)
+	}
+	for _, o := range outs {
+		if o.Lib == EvaluateOnFailure {
+			assert.LessOrEqual(t, o.ReachedFailing, best, "evaluateOnFailure: calls before the breaker opens")
 		}
 	}
 	var buf bytes.Buffer
@@ -66,6 +78,17 @@ func TestExactness(t *testing.T) {
 	assert.Equal(t, "10/10 exact", exactness(10, 10))
 	assert.Equal(t, "7/10 (-3)", exactness(7, 10))
 	assert.Equal(t, "n/a (no cumulative metrics)", exactness(-1, 10))
+}
+
+func TestBehaviourLibrariesHaveBothRxhystrixModes(t *testing.T) {
+	var names []string
+	for _, l := range BehaviourLibraries() {
+		names = append(names, l.Name)
+	}
+	assert.Equal(t, []string{"rxhystrix", EvaluateOnFailure, "cep21", "failsafe", "afex", "gobreaker"}, names)
+	target := BehaviourLibraries()[1].New("behaviour-evaluate", Defaults()).(*rxTarget)
+	defer target.Close()
+	assert.Equal(t, "true", target.setter.Properties["circuitBreaker.evaluateOnFailure"])
 }
 
 func TestBehaviourOrderPutsAfexLast(t *testing.T) {

@@ -102,25 +102,26 @@ func drain(ctx context.Context, open func(context.Context) rxgo.Observable) (int
 	return v, err
 }
 
-// Close closes the target's Runtime (metrics goroutines, thread pools).
+// Close closes the target's Runtime (metrics roll, thread pools).
 func (t *rxTarget) Close() { t.rt.Close() }
 
 // Recorded sums the key's cumulative terminal execution events (success, failure,
-// timeout, bad request, short-circuit, rejections) once they have settled: cumulative
-// counts cover closed ticks of the metrics stream, so the last events appear when their
-// tick closes.
+// timeout, bad request, short-circuit, rejections). Every completion is folded into the
+// key's counters when it happens; cumulative counts are read at rollingStats bucket
+// boundaries, so Recorded waits for the bucket in progress to close.
 func (t *rxTarget) Recorded() int64 {
-	return settle(func() int64 {
-		t.rt.Metrics().Flush()
-		m := t.rt.Metrics().Command(t.key)
-		var n int64
-		for _, e := range []metrics.EventType{metrics.Success, metrics.Failure, metrics.Timeout, metrics.BadRequest,
-			metrics.ShortCircuited, metrics.ThreadPoolRejected, metrics.SemaphoreRejected} {
-			n += m.CumulativeCount(e)
-		}
-		return n
-	})
+	p, err := t.rt.Config().Command(t.key, nil)
+	if err != nil {
+		return -1
+	}
+	width := int64(p.RollingStatsWindow.Get()) / int64(p.RollingStatsBuckets.Get())
+	time.Sleep(time.Until(time.Unix(0, (time.Now().UnixNano()/width+1)*width))) // buckets align to Unix time
+	t.rt.Metrics().Flush()
+	m := t.rt.Metrics().Command(t.key)
+	var n int64
+	for _, e := range []metrics.EventType{metrics.Success, metrics.Failure, metrics.Timeout, metrics.BadRequest,
+		metrics.ShortCircuited, metrics.ThreadPoolRejected, metrics.SemaphoreRejected} {
+		n += m.CumulativeCount(e)
+	}
+	return n
 }
-
-// Dropped returns the events the target's metrics stream dropped.
-func (t *rxTarget) Dropped() int64 { return int64(t.rt.Metrics().Dropped()) }

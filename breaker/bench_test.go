@@ -13,7 +13,12 @@ func BenchmarkClosed(b *testing.B) {
 		name string
 		call func() bool
 	}{
-		{"AttemptExecution", f.b.AttemptExecution},
+		{"Attempt", f.attempt},
+		{"AttemptReportSuccess", func() bool {
+			t, ok := f.b.Attempt()
+			f.b.Report(t, Success)
+			return ok
+		}},
 		{"AllowRequest", f.b.AllowRequest},
 	} {
 		b.Run(bc.name+"/serial", func(b *testing.B) {
@@ -42,11 +47,11 @@ func BenchmarkClosed(b *testing.B) {
 // window, on the system clock (one clock read).
 func BenchmarkOpenShortCircuit(b *testing.B) {
 	cp, _ := commandProperties(b)
-	br := newBreaker("cmd", cp, clock.System(), func() {}, func(Transition) {})
+	br := newBreaker("cmd", cp, clock.System(), &recorder{}, func(Transition) {})
 	br.onHealth(metrics.NewHealthCounts(100, 100))
 	b.ReportAllocs()
 	for b.Loop() {
-		if br.AttemptExecution() {
+		if _, ok := br.Attempt(); ok {
 			b.Fatal("open breaker let a request through")
 		}
 	}

@@ -11,25 +11,31 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// breaker is the CircuitBreaker of one command key. Readers use one atomic load of
-// the packed state word; every state change happens under mu, which the CLOSED path
-// never takes, so that transitions reach listeners in the order they happened.
+// health is what a breaker needs of its command key's metrics (*metrics.CommandMetrics).
+type health interface {
+	ResetHealthCounts()
+	LiveHealthCounts() metrics.HealthCounts
+}
+
+// breaker is the CircuitBreaker of one command key. Readers use one atomic load of the
+// current status; every transition happens under mu, which the CLOSED path never takes,
+// so that transitions reach listeners in the order they happened.
 type breaker struct {
-	w           atomic.Uint64 // a packed word
-	mu          sync.Mutex
-	key         string
-	p           *config.CommandProperties // read on every call: dynamic
-	clk         clock.Clock
-	base        time.Time
-	resetHealth func()
-	emit        func(Transition)
+	st     atomic.Pointer[status]
+	mu     sync.Mutex
+	key    string
+	p      *config.CommandProperties // read on every call: dynamic
+	clk    clock.Clock
+	base   time.Time
+	health health
+	emit   func(Transition)
 }
 
-func newBreaker(key string, p *config.CommandProperties, clk clock.Clock, resetHealth func(), emit func(Transition)) *breaker {
-	return &breaker{key: key, p: p, clk: clk, base: clk.Now(), resetHealth: resetHealth, emit: emit}
+func newBreaker(key string, p *config.CommandProperties, clk clock.Clock, h health, emit func(Transition)) *breaker {
+	b := &breaker{key: key, p: p, clk: clk, base: clk.Now(), health: h, emit: emit}
+	b.st.Store(&status{state: Closed, gen: 1})
+	return b
 }
-
-func (b *breaker) load() word { return word(b.w.Load()) }
 
 // since returns the time elapsed since the breaker's base; it is the only clock read.
 func (b *breaker) since() time.Duration { return b.clk.Now().Sub(b.base) }
@@ -39,27 +45,24 @@ func (b *breaker) AllowRequest() bool {
 	if pass, decided := b.overridden(); decided {
 		return pass
 	}
-	w := b.load()
-	if w.state() == Closed {
-		return true
-	}
-	return b.trialDue(w, b.since())
+	s := b.st.Load()
+	return s.state == Closed || b.trialDue(s, b.since())
 }
 
-// AttemptExecution implements CircuitBreaker.
-func (b *breaker) AttemptExecution() bool {
+// Attempt implements CircuitBreaker.
+func (b *breaker) Attempt() (Ticket, bool) {
+	s := b.st.Load()
 	if pass, decided := b.overridden(); decided {
-		return pass
+		return s.gen, pass
 	}
-	w := b.load()
-	if w.state() == Closed {
-		return true
+	if s.state == Closed {
+		return s.gen, true
 	}
 	now := b.since()
-	if !b.trialDue(w, now) {
-		return false
+	if !b.trialDue(s, now) {
+		return 0, false
 	}
-	return b.startTrial(w, now)
+	return b.startTrial(s, now)
 }
 
 // overridden applies enabled, forceOpen and forceClosed, read on every call.
@@ -79,88 +82,81 @@ func (b *breaker) overridden() (pass, decided bool) {
 // trialDue reports whether a trial may start: in OPEN once the sleep window is over
 // (or was released), in HALF_OPEN once the trial in progress is older than one sleep
 // window (its command never reported back).
-func (b *breaker) trialDue(w word, now time.Duration) bool {
-	switch w.state() {
+func (b *breaker) trialDue(s *status, now time.Duration) bool {
+	switch s.state {
 	case Open:
-		return w.released() || now-w.stamp() >= b.p.CircuitBreakerSleepWindow.Get()
+		return s.released || now-s.stamp >= b.p.CircuitBreakerSleepWindow.Get()
 	case HalfOpen:
-		return now-w.stamp() >= b.p.CircuitBreakerSleepWindow.Get()
+		return now-s.stamp >= b.p.CircuitBreakerSleepWindow.Get()
 	}
 	return false
 }
 
-// startTrial lets exactly one of the callers that saw w start the trial.
-func (b *breaker) startTrial(seen word, now time.Duration) bool {
+// startTrial lets exactly one of the callers that saw seen start the trial.
+func (b *breaker) startTrial(seen *status, now time.Duration) (Ticket, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	cur := b.load()
+	cur := b.st.Load()
 	if cur != seen {
-		return cur.state() == Closed
+		return cur.gen, cur.state == Closed
 	}
-	if seen.state() == HalfOpen {
-		b.set(pack(Open, seen.stamp(), true),
+	if seen.state == HalfOpen {
+		b.set(&status{state: Open, released: true, stamp: seen.stamp},
 			fmt.Sprintf("trial abandoned: no verdict within the sleep window (%s)", b.p.CircuitBreakerSleepWindow.Get()))
 	}
 	reason := "sleep window elapsed: trial request"
-	if cur.released() || seen.state() == HalfOpen {
+	if seen.released || seen.state == HalfOpen {
 		reason = "previous trial ended without a verdict: trial request"
 	}
-	b.set(pack(HalfOpen, now, false), reason)
-	return true
+	return b.set(&status{state: HalfOpen, stamp: now}, reason), true
 }
 
-// set stores w and reports the transition; b.mu must be held.
-func (b *breaker) set(w word, reason string) {
-	from := b.load().state()
-	b.w.Store(uint64(w))
-	b.emit(Transition{Key: b.key, From: from, To: w.state(), Reason: reason, At: b.clk.Now()})
+// set publishes next as the following generation and reports the transition; b.mu must
+// be held. It returns next's generation.
+func (b *breaker) set(next *status, reason string) Ticket {
+	from := b.st.Load()
+	next.gen = from.gen + 1
+	b.st.Store(next)
+	b.emit(Transition{Key: b.key, From: from.state, To: next.state, Reason: reason, At: b.clk.Now()})
+	return next.gen
 }
 
-// MarkSuccess implements CircuitBreaker.
-func (b *breaker) MarkSuccess() {
-	if !b.p.CircuitBreakerEnabled.Get() || b.load().state() != HalfOpen {
+// Report implements CircuitBreaker. A success in CLOSED returns after one atomic load.
+func (b *breaker) Report(t Ticket, o Outcome) {
+	s := b.st.Load()
+	if s.gen != t || (s.state == Closed && o != Failure) || !b.p.CircuitBreakerEnabled.Get() {
 		return
 	}
-	// Fresh health counts before the breaker closes: snapshots are ignored while it
-	// is HALF_OPEN, so the failures that opened it cannot trip it again.
-	b.resetHealth()
-	b.endTrial(pack(Closed, 0, false), "trial succeeded")
+	switch s.state {
+	case Closed:
+		if b.p.CircuitBreakerEvaluateOnFailure.Get() {
+			b.trip(b.health.LiveHealthCounts(), t, "counted at a failure")
+		}
+	case HalfOpen:
+		switch o {
+		case Success:
+			// Fresh health counts before the breaker closes: snapshots are ignored while
+			// it is HALF_OPEN, so the failures that opened it cannot trip it again.
+			b.health.ResetHealthCounts()
+			b.endTrial(t, &status{state: Closed}, "trial succeeded")
+		case Failure:
+			b.endTrial(t, &status{state: Open, stamp: b.since()}, "trial failed")
+		case Cancelled:
+			b.endTrial(t, &status{state: Open, stamp: b.since()}, "trial cancelled")
+		case BadRequest:
+			b.endTrial(t, &status{state: Open, released: true, stamp: s.stamp},
+				"trial released without a verdict (bad request)")
+		}
+	}
 }
 
-// MarkNonSuccess implements CircuitBreaker.
-func (b *breaker) MarkNonSuccess() { b.reopen("trial failed") }
-
-// MarkCancelled implements CircuitBreaker.
-func (b *breaker) MarkCancelled() { b.reopen("trial cancelled") }
-
-func (b *breaker) reopen(reason string) {
-	if !b.p.CircuitBreakerEnabled.Get() || b.load().state() != HalfOpen {
-		return
-	}
-	b.endTrial(pack(Open, b.since(), false), reason)
-}
-
-// ReleaseTrial implements CircuitBreaker. The breaker goes back to OPEN with its
-// sleep window already over, so the next AttemptExecution starts a new trial.
-func (b *breaker) ReleaseTrial() {
-	if !b.p.CircuitBreakerEnabled.Get() {
-		return
-	}
-	w := b.load()
-	if w.state() != HalfOpen {
-		return
-	}
-	b.endTrial(pack(Open, w.stamp(), true), "trial released without a verdict (bad request)")
-}
-
-// endTrial moves HALF_OPEN to next if the breaker is still HALF_OPEN.
-func (b *breaker) endTrial(next word, reason string) {
+// endTrial publishes next if the trial of generation t is still the current state.
+func (b *breaker) endTrial(t Ticket, next *status, reason string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.load().state() != HalfOpen {
-		return
+	if s := b.st.Load(); s.gen == t && s.state == HalfOpen {
+		b.set(next, reason)
 	}
-	b.set(next, reason)
 }
 
 // IsOpen implements CircuitBreaker.
@@ -174,42 +170,48 @@ func (b *breaker) IsOpen() bool {
 	if b.p.CircuitBreakerForceClosed.Get() {
 		return false
 	}
-	return b.load().state() != Closed
+	return b.st.Load().state != Closed
 }
 
 // State implements CircuitBreaker.
-func (b *breaker) State() State { return b.load().state() }
+func (b *breaker) State() State { return b.st.Load().state }
 
 // Reset implements CircuitBreaker.
 func (b *breaker) Reset() {
-	if b.load().state() == Closed {
+	if b.st.Load().state == Closed {
 		return
 	}
-	b.resetHealth()
+	b.health.ResetHealthCounts()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.load().state() != Closed {
-		b.set(pack(Closed, 0, false), "reset by operator")
+	if b.st.Load().state != Closed {
+		b.set(&status{state: Closed}, "reset by operator")
 	}
 }
 
 // onHealth receives every HealthCounts snapshot of the command key and opens a CLOSED
 // breaker when both the request volume and the error percentage reach their thresholds.
-// A window without errors never trips it, whatever the thresholds.
 func (b *breaker) onHealth(h metrics.HealthCounts) {
-	total, errors, percent := h.TotalRequests, h.ErrorCount, h.ErrorPercentage
-	if !b.p.CircuitBreakerEnabled.Get() || b.load().state() != Closed {
-		return
+	if b.p.CircuitBreakerEnabled.Get() {
+		b.trip(h, 0, "")
 	}
+}
+
+// trip opens a CLOSED breaker (of generation gen; 0: any) if h reaches both thresholds.
+// A window without errors never trips it, whatever the thresholds.
+func (b *breaker) trip(h metrics.HealthCounts, gen Ticket, how string) {
 	volume, threshold := b.p.CircuitBreakerRequestVolumeThreshold.Get(), b.p.CircuitBreakerErrorThresholdPercentage.Get()
-	if errors == 0 || total < int64(volume) || percent < threshold {
+	if h.ErrorCount == 0 || h.TotalRequests < int64(volume) || h.ErrorPercentage < threshold {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.load().state() != Closed {
+	if s := b.st.Load(); s.state != Closed || (gen != 0 && s.gen != gen) {
 		return
 	}
-	b.set(pack(Open, b.since(), false),
-		fmt.Sprintf("error percentage %d%% >= %d%% over %d requests", percent, threshold, total))
+	reason := fmt.Sprintf("error percentage %d%% >= %d%% over %d requests", h.ErrorPercentage, threshold, h.TotalRequests)
+	if how != "" {
+		reason += ", " + how
+	}
+	b.set(&status{state: Open, stamp: b.since()}, reason)
 }

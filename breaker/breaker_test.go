@@ -14,25 +14,6 @@ func TestStateString(t *testing.T) {
 	}
 }
 
-func TestWordPacking(t *testing.T) {
-	for _, tc := range []struct {
-		s        State
-		stamp    time.Duration
-		released bool
-	}{
-		{Closed, 0, false},
-		{Open, 5 * time.Second, false},
-		{Open, 73 * 365 * 24 * time.Hour, true},
-		{HalfOpen, time.Nanosecond, false},
-	} {
-		w := pack(tc.s, tc.stamp, tc.released)
-		assert.Equal(t, tc.s, w.state())
-		assert.Equal(t, tc.stamp, w.stamp())
-		assert.Equal(t, tc.released, w.released())
-	}
-	assert.Equal(t, time.Duration(0), pack(Open, -time.Second, false).stamp(), "negative stamps clamp to 0")
-}
-
 func TestTripsAtThresholds(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
@@ -64,12 +45,12 @@ func TestTripsAtThresholds(t *testing.T) {
 			if !tc.open {
 				assert.Equal(t, Closed, f.b.State())
 				assert.Empty(t, f.rec.transitions())
-				assert.True(t, f.b.AttemptExecution())
+				assert.True(t, f.attempt())
 				return
 			}
 			assert.Equal(t, Open, f.b.State())
 			assert.False(t, f.b.AllowRequest())
-			assert.False(t, f.b.AttemptExecution())
+			assert.False(t, f.attempt())
 			require.Len(t, f.rec.transitions(), 1)
 		})
 	}
@@ -95,7 +76,7 @@ func TestSleepWindowAndSingleTrial(t *testing.T) {
 
 	f.clk.Advance(5*time.Second - time.Millisecond)
 	assert.False(t, f.b.AllowRequest())
-	assert.False(t, f.b.AttemptExecution())
+	assert.False(t, f.attempt())
 	assert.Equal(t, Open, f.b.State())
 
 	f.clk.Advance(time.Millisecond)
@@ -103,10 +84,10 @@ func TestSleepWindowAndSingleTrial(t *testing.T) {
 	assert.True(t, f.b.AllowRequest(), "AllowRequest has no side effects")
 	assert.Equal(t, Open, f.b.State())
 
-	assert.True(t, f.b.AttemptExecution(), "first caller after the window is the trial")
+	assert.True(t, f.attempt(), "first caller after the window is the trial")
 	assert.Equal(t, HalfOpen, f.b.State())
 	assert.True(t, f.b.IsOpen(), "HALF_OPEN counts as open")
-	assert.False(t, f.b.AttemptExecution(), "only one trial")
+	assert.False(t, f.attempt(), "only one trial")
 	assert.False(t, f.b.AllowRequest())
 
 	ts := f.rec.transitions()
@@ -119,22 +100,21 @@ func TestDynamicSleepWindow(t *testing.T) {
 	f := newFixture(t)
 	f.trip()
 	f.clk.Advance(2 * time.Second)
-	assert.False(t, f.b.AttemptExecution())
+	assert.False(t, f.attempt())
 	f.k.sleep(2 * time.Second)
-	assert.True(t, f.b.AttemptExecution(), "sleep window is read on every call")
+	assert.True(t, f.attempt(), "sleep window is read on every call")
 }
 
 func TestTrialSuccessClosesAndResetsCounts(t *testing.T) {
 	f := newFixture(t)
 	f.trip()
-	f.clk.Advance(5 * time.Second)
-	require.True(t, f.b.AttemptExecution())
+	trial := f.trial(t)
 
-	f.b.MarkSuccess()
+	f.b.Report(trial, Success)
 	assert.Equal(t, Closed, f.b.State())
 	assert.False(t, f.b.IsOpen())
 	assert.Equal(t, 1, f.rec.resetCount(), "health counts reset on close")
-	assert.True(t, f.b.AttemptExecution())
+	assert.True(t, f.attempt())
 	ts := f.rec.transitions()
 	require.Len(t, ts, 3)
 	assert.Equal(t, Transition{Key: "cmd", From: HalfOpen, To: Closed, Reason: "trial succeeded", At: epoch.Add(5 * time.Second)}, ts[2])
@@ -145,20 +125,19 @@ func TestTrialSuccessClosesAndResetsCounts(t *testing.T) {
 
 func TestTrialFailureAndCancellationReopen(t *testing.T) {
 	for _, tc := range []struct {
-		reason string
-		mark   func(CircuitBreaker)
+		reason  string
+		outcome Outcome
 	}{
-		{"trial failed", CircuitBreaker.MarkNonSuccess},
-		{"trial cancelled", CircuitBreaker.MarkCancelled},
+		{"trial failed", Failure},
+		{"trial cancelled", Cancelled},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			f := newFixture(t)
 			f.trip()
-			f.clk.Advance(5 * time.Second)
-			require.True(t, f.b.AttemptExecution())
+			trial := f.trial(t)
 			f.clk.Advance(time.Second)
 
-			tc.mark(f.b)
+			f.b.Report(trial, tc.outcome)
 			assert.Equal(t, Open, f.b.State())
 			assert.Zero(t, f.rec.resetCount())
 			ts := f.rec.transitions()
@@ -166,27 +145,27 @@ func TestTrialFailureAndCancellationReopen(t *testing.T) {
 			assert.Equal(t, Transition{Key: "cmd", From: HalfOpen, To: Open, Reason: tc.reason, At: epoch.Add(6 * time.Second)}, ts[2])
 
 			f.clk.Advance(5*time.Second - time.Millisecond)
-			assert.False(t, f.b.AttemptExecution(), "fresh sleep window from the verdict")
+			assert.False(t, f.attempt(), "fresh sleep window from the verdict")
 			f.clk.Advance(time.Millisecond)
-			assert.True(t, f.b.AttemptExecution())
+			assert.True(t, f.attempt())
 			assert.Equal(t, HalfOpen, f.b.State())
 		})
 	}
 }
 
-func TestReleaseTrialGivesNextCallerATrialAtOnce(t *testing.T) {
+func TestBadRequestReleasesTheTrial(t *testing.T) {
 	f := newFixture(t)
 	f.trip()
-	f.clk.Advance(5 * time.Second)
-	require.True(t, f.b.AttemptExecution())
+	trial := f.trial(t)
 	f.clk.Advance(time.Second)
 
-	f.b.ReleaseTrial()
+	f.b.Report(trial, BadRequest)
 	assert.Equal(t, Open, f.b.State())
 	assert.True(t, f.b.IsOpen())
 	assert.True(t, f.b.AllowRequest())
-	assert.True(t, f.b.AttemptExecution(), "no new sleep window")
-	assert.False(t, f.b.AttemptExecution(), "still a single trial")
+	next, ok := f.b.Attempt()
+	assert.True(t, ok, "no new sleep window")
+	assert.False(t, f.attempt(), "still a single trial")
 
 	ts := f.rec.transitions()
 	require.Len(t, ts, 4)
@@ -195,23 +174,24 @@ func TestReleaseTrialGivesNextCallerATrialAtOnce(t *testing.T) {
 	assert.Equal(t, Open, ts[2].To)
 	assert.Equal(t, "previous trial ended without a verdict: trial request", ts[3].Reason)
 
-	f.b.MarkSuccess()
+	f.b.Report(trial, Success)
+	assert.Equal(t, HalfOpen, f.b.State(), "the released trial's ticket decides nothing any more")
+	f.b.Report(next, Success)
 	assert.Equal(t, Closed, f.b.State())
 }
 
 func TestAbandonedTrialAllowsANewTrialAfterOneSleepWindow(t *testing.T) {
 	f := newFixture(t)
 	f.trip()
-	f.clk.Advance(5 * time.Second)
-	require.True(t, f.b.AttemptExecution()) // this trial never reports back
+	abandoned := f.trial(t) // this trial does not report back in time
 
 	f.clk.Advance(5*time.Second - time.Millisecond)
 	assert.False(t, f.b.AllowRequest())
-	assert.False(t, f.b.AttemptExecution())
+	assert.False(t, f.attempt())
 	f.clk.Advance(time.Millisecond)
 	assert.True(t, f.b.AllowRequest())
-	assert.True(t, f.b.AttemptExecution(), "trial deadline passed: a new trial")
-	assert.False(t, f.b.AttemptExecution())
+	assert.True(t, f.attempt(), "trial deadline passed: a new trial")
+	assert.False(t, f.attempt())
 	assert.Equal(t, HalfOpen, f.b.State())
 
 	ts := f.rec.transitions()
@@ -220,30 +200,76 @@ func TestAbandonedTrialAllowsANewTrialAfterOneSleepWindow(t *testing.T) {
 		Reason: "trial abandoned: no verdict within the sleep window (5s)", At: epoch.Add(10 * time.Second)}, ts[2])
 	assert.Equal(t, Transition{Key: "cmd", From: Open, To: HalfOpen,
 		Reason: "previous trial ended without a verdict: trial request", At: epoch.Add(10 * time.Second)}, ts[3])
+
+	f.b.Report(abandoned, Success)
+	assert.Equal(t, HalfOpen, f.b.State(), "a late verdict of the abandoned trial decides nothing")
+	assert.Zero(t, f.rec.resetCount())
+}
+
+// TestOnlyTheTrialsTicketDecides: a request admitted while CLOSED that reports while the
+// breaker is HALF_OPEN neither closes nor reopens it (Hystrix would close on its success).
+func TestOnlyTheTrialsTicketDecides(t *testing.T) {
+	for _, o := range []Outcome{Success, Failure, BadRequest, Cancelled} {
+		f := newFixture(t)
+		slow, ok := f.b.Attempt()
+		require.True(t, ok)
+		f.trip()
+		trial := f.trial(t)
+		f.b.Report(slow, o)
+		assert.Equal(t, HalfOpen, f.b.State(), "outcome %d of a request admitted while CLOSED", o)
+		assert.Len(t, f.rec.transitions(), 2)
+		f.b.Report(trial, Success)
+		assert.Equal(t, Closed, f.b.State())
+	}
 }
 
 func TestOutcomesOutsideATrialChangeNothing(t *testing.T) {
-	marks := map[string]func(CircuitBreaker){
-		"success": CircuitBreaker.MarkSuccess, "non-success": CircuitBreaker.MarkNonSuccess,
-		"cancelled": CircuitBreaker.MarkCancelled, "release": CircuitBreaker.ReleaseTrial,
-	}
-	for name, mark := range marks {
-		t.Run(name, func(t *testing.T) {
-			f := newFixture(t)
-			mark(f.b)
-			assert.Equal(t, Closed, f.b.State())
+	for _, o := range []Outcome{Success, Failure, BadRequest, Cancelled} {
+		f := newFixture(t)
+		closed, ok := f.b.Attempt()
+		require.True(t, ok)
+		f.b.Report(closed, o)
+		assert.Equal(t, Closed, f.b.State())
 
-			f.trip()
-			f.clk.Advance(4 * time.Second)
-			mark(f.b)
-			assert.Equal(t, Open, f.b.State())
-			assert.False(t, f.b.AttemptExecution(), "window not restarted or released")
-			f.clk.Advance(time.Second)
-			assert.True(t, f.b.AttemptExecution(), "window not extended")
-			assert.Len(t, f.rec.transitions(), 2)
-			assert.Zero(t, f.rec.resetCount())
-		})
+		f.trip()
+		f.clk.Advance(4 * time.Second)
+		f.b.Report(closed, o)
+		assert.Equal(t, Open, f.b.State())
+		assert.False(t, f.attempt(), "window not restarted or released")
+		f.clk.Advance(time.Second)
+		assert.True(t, f.attempt(), "window not extended")
+		assert.Len(t, f.rec.transitions(), 2)
+		assert.Zero(t, f.rec.resetCount())
+		assert.Zero(t, f.rec.liveReads(), "no live evaluation unless asked for")
 	}
+}
+
+// TestEvaluateOnFailureOpensAtOnce: with circuitBreaker.evaluateOnFailure a failure in
+// CLOSED re-evaluates the thresholds from the live counts, on the caller.
+func TestEvaluateOnFailureOpensAtOnce(t *testing.T) {
+	f := newFixture(t)
+	f.k.setBool("evaluateOnFailure", true)
+	tk, ok := f.b.Attempt()
+	require.True(t, ok)
+
+	f.rec.setLive(outcomes{failure: 19})
+	f.b.Report(tk, Failure)
+	assert.Equal(t, Closed, f.b.State(), "below the volume threshold")
+	f.b.Report(tk, Success)
+	f.b.Report(tk, BadRequest)
+	assert.Equal(t, 1, f.rec.liveReads(), "only failures evaluate")
+
+	f.rec.setLive(outcomes{failure: 20})
+	f.b.Report(tk, Failure)
+	assert.Equal(t, Open, f.b.State())
+	ts := f.rec.transitions()
+	require.Len(t, ts, 1)
+	assert.Equal(t, "error percentage 100% >= 50% over 20 requests, counted at a failure", ts[0].Reason)
+
+	f.b.Reset()
+	f.b.Report(tk, Failure)
+	assert.Equal(t, Closed, f.b.State(), "a ticket of an earlier CLOSED generation evaluates nothing")
+	assert.Equal(t, 2, f.rec.liveReads())
 }
 
 func TestForceFlags(t *testing.T) {
@@ -268,7 +294,7 @@ func TestForceFlags(t *testing.T) {
 			f.clk.Advance(time.Hour)
 			for range 3 {
 				assert.Equal(t, tc.allow, f.b.AllowRequest())
-				assert.Equal(t, tc.allow, f.b.AttemptExecution())
+				assert.Equal(t, tc.allow, f.attempt())
 				assert.Equal(t, tc.open, f.b.IsOpen())
 			}
 			want := Closed
@@ -292,7 +318,7 @@ func TestDisabledNeverOpens(t *testing.T) {
 	assert.Equal(t, Closed, f.b.State())
 	assert.False(t, f.b.IsOpen())
 	assert.True(t, f.b.AllowRequest())
-	assert.True(t, f.b.AttemptExecution())
+	assert.True(t, f.attempt())
 	assert.Empty(t, f.rec.transitions())
 
 	f.k.enabled(true)
@@ -301,11 +327,12 @@ func TestDisabledNeverOpens(t *testing.T) {
 	f.clk.Advance(5 * time.Second)
 	f.k.enabled(false)
 	for range 3 {
-		assert.True(t, f.b.AttemptExecution())
+		assert.True(t, f.attempt())
 	}
 	assert.False(t, f.b.IsOpen())
-	f.b.MarkNonSuccess()
-	f.b.MarkSuccess()
+	tk, _ := f.b.Attempt()
+	f.b.Report(tk, Failure)
+	f.b.Report(tk, Success)
 	assert.Equal(t, Open, f.b.State(), "a disabled breaker starts no trial and takes no verdicts")
 
 	f.k.enabled(true)
@@ -320,8 +347,7 @@ func TestReset(t *testing.T) {
 		{"from open", func(f *fixture) { f.trip() }},
 		{"from half-open", func(f *fixture) {
 			f.trip()
-			f.clk.Advance(5 * time.Second)
-			require.True(t, f.b.AttemptExecution())
+			f.trial(t)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -330,7 +356,7 @@ func TestReset(t *testing.T) {
 			before := len(f.rec.transitions())
 			f.b.Reset()
 			assert.Equal(t, Closed, f.b.State())
-			assert.True(t, f.b.AttemptExecution())
+			assert.True(t, f.attempt())
 			assert.Equal(t, 1, f.rec.resetCount())
 			ts := f.rec.transitions()
 			require.Len(t, ts, before+1)
@@ -346,10 +372,12 @@ func TestReset(t *testing.T) {
 
 func TestNoOp(t *testing.T) {
 	b := NoOp()
-	for _, mark := range []func(){b.MarkNonSuccess, b.MarkCancelled, b.ReleaseTrial, b.MarkSuccess, b.Reset} {
-		mark()
+	for _, o := range []Outcome{Failure, Cancelled, BadRequest, Success} {
+		tk, ok := b.Attempt()
+		assert.True(t, ok)
+		b.Report(tk, o)
+		b.Reset()
 		assert.True(t, b.AllowRequest())
-		assert.True(t, b.AttemptExecution())
 		assert.False(t, b.IsOpen())
 		assert.Equal(t, Closed, b.State())
 	}

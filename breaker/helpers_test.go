@@ -47,11 +47,14 @@ func commandProperties(t testing.TB) (*config.CommandProperties, knobs) {
 	return cp, knobs{src: src}
 }
 
-// recorder collects transitions and health resets synchronously.
+// recorder collects transitions and health resets synchronously, and stands in for the
+// key's metrics: LiveHealthCounts returns live.
 type recorder struct {
 	mu     sync.Mutex
 	ts     []Transition
 	resets int
+	live   metrics.HealthCounts
+	reads  int
 }
 
 func (r *recorder) emit(t Transition) {
@@ -60,10 +63,29 @@ func (r *recorder) emit(t Transition) {
 	r.ts = append(r.ts, t)
 }
 
-func (r *recorder) reset() {
+func (r *recorder) ResetHealthCounts() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.resets++
+}
+
+func (r *recorder) LiveHealthCounts() metrics.HealthCounts {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reads++
+	return r.live
+}
+
+func (r *recorder) setLive(o outcomes) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.live = o.health()
+}
+
+func (r *recorder) liveReads() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reads
 }
 
 func (r *recorder) transitions() []Transition {
@@ -90,7 +112,23 @@ func newFixture(t testing.TB) *fixture {
 	clk := clock.NewFake(epoch)
 	cp, k := commandProperties(t)
 	rec := &recorder{}
-	return &fixture{b: newBreaker("cmd", cp, clk, rec.reset, rec.emit), clk: clk, k: k, rec: rec}
+	return &fixture{b: newBreaker("cmd", cp, clk, rec, rec.emit), clk: clk, k: k, rec: rec}
+}
+
+// attempt calls Attempt and returns only whether the call was let through.
+func (f *fixture) attempt() bool {
+	_, ok := f.b.Attempt()
+	return ok
+}
+
+// trial waits out the sleep window and starts the trial; it returns the trial's ticket.
+func (f *fixture) trial(t testing.TB) Ticket {
+	t.Helper()
+	f.clk.Advance(5 * time.Second)
+	tk, ok := f.b.Attempt()
+	require.True(t, ok, "the trial is let through")
+	require.Equal(t, HalfOpen, f.b.State())
+	return tk
 }
 
 // outcomes are completion events of a rolling window, by type.

@@ -7,12 +7,9 @@ func NoOp() CircuitBreaker { return noop{} }
 
 type noop struct{}
 
-func (noop) AllowRequest() bool     { return true }
-func (noop) AttemptExecution() bool { return true }
-func (noop) MarkSuccess()           {}
-func (noop) MarkNonSuccess()        {}
-func (noop) MarkCancelled()         {}
-func (noop) ReleaseTrial()          {}
-func (noop) IsOpen() bool           { return false }
-func (noop) State() State           { return Closed }
-func (noop) Reset()                 {}
+func (noop) AllowRequest() bool      { return true }
+func (noop) Attempt() (Ticket, bool) { return 0, true }
+func (noop) Report(Ticket, Outcome)  {}
+func (noop) IsOpen() bool            { return false }
+func (noop) State() State            { return Closed }
+func (noop) Reset()                  {}

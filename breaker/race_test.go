@@ -10,27 +10,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// raceTrial releases n goroutines at once on AttemptExecution and returns how many
-// were let through.
-func raceTrial(b CircuitBreaker, n int) int64 {
+// raceTrial releases n goroutines at once on Attempt and returns how many were let
+// through, and the ticket of the last of them.
+func raceTrial(b CircuitBreaker, n int) (int64, Ticket) {
 	var (
 		start  = make(chan struct{})
 		wg     sync.WaitGroup
 		passed atomic.Int64
+		ticket atomic.Uint32
 	)
 	for range n {
 		wg.Go(func() {
 			<-start
 			b.AllowRequest()
-			if b.AttemptExecution() {
+			if t, ok := b.Attempt(); ok {
 				passed.Add(1)
+				ticket.Store(uint32(t))
 			}
 			b.IsOpen()
 		})
 	}
 	close(start)
 	wg.Wait()
-	return passed.Load()
+	return passed.Load(), Ticket(ticket.Load())
 }
 
 func TestRaceExactlyOneTrialWhenTheSleepWindowExpires(t *testing.T) {
@@ -39,13 +41,14 @@ func TestRaceExactlyOneTrialWhenTheSleepWindowExpires(t *testing.T) {
 	f.trip()
 	for round := range 50 {
 		f.clk.Advance(5 * time.Second)
-		require.EqualValues(t, 1, raceTrial(f.b, goroutines), "round %d", round)
+		passed, trial := raceTrial(f.b, goroutines)
+		require.EqualValues(t, 1, passed, "round %d", round)
 		require.Equal(t, HalfOpen, f.b.State())
 		switch round % 3 {
 		case 0:
-			f.b.MarkNonSuccess()
+			f.b.Report(trial, Failure)
 		case 1:
-			f.b.MarkCancelled()
+			f.b.Report(trial, Cancelled)
 		case 2: // abandoned: the next round's Advance passes the trial deadline
 		}
 	}
@@ -54,11 +57,12 @@ func TestRaceExactlyOneTrialWhenTheSleepWindowExpires(t *testing.T) {
 func TestRaceExactlyOneTrialAfterRelease(t *testing.T) {
 	f := newFixture(t)
 	f.trip()
-	f.clk.Advance(5 * time.Second)
-	require.True(t, f.b.AttemptExecution())
+	trial := f.trial(t)
 	for round := range 50 {
-		f.b.ReleaseTrial()
-		require.EqualValues(t, 1, raceTrial(f.b, 64), "round %d", round)
+		f.b.Report(trial, BadRequest)
+		var passed int64
+		passed, trial = raceTrial(f.b, 64)
+		require.EqualValues(t, 1, passed, "round %d", round)
 	}
 }
 
@@ -70,7 +74,9 @@ func TestRaceEverythingAtOnce(t *testing.T) {
 		stop = make(chan struct{})
 		wg   sync.WaitGroup
 	)
-	outcomes := []func(){f.b.MarkSuccess, f.b.MarkNonSuccess, f.b.MarkCancelled, f.b.ReleaseTrial}
+	f.k.setBool("evaluateOnFailure", true)
+	f.rec.setLive(outcomes{failure: 100})
+	verdicts := []Outcome{Success, Failure, Cancelled, BadRequest}
 	for i := range 8 {
 		wg.Go(func() {
 			for {
@@ -79,8 +85,8 @@ func TestRaceEverythingAtOnce(t *testing.T) {
 					return
 				default:
 				}
-				if f.b.AttemptExecution() {
-					outcomes[i%len(outcomes)]()
+				if tk, ok := f.b.Attempt(); ok {
+					f.b.Report(tk, verdicts[i%len(verdicts)])
 				}
 				f.b.AllowRequest()
 				f.b.IsOpen()

@@ -3,7 +3,6 @@ package breaker
 import (
 	"log/slog"
 	"sync"
-	"sync/atomic"
 
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
@@ -17,23 +16,23 @@ import (
 // When the metrics registry evicts an idle key, the Registry drops that key's breaker and
 // cancels its health subscription, so neither keeps the other alive; both come back fresh
 // on next use. A caller that keeps a breaker across executions should keep it together
-// with the key's CommandMetrics, or call Get per execution (one atomic load and a map
-// lookup).
+// with the key's CommandMetrics, or call Get per execution (one lock-free map lookup).
 type Registry struct {
 	props   *config.Store
 	metrics *metrics.Registry
 	clk     clock.Clock
 	notify  notifier
 
-	entries     atomic.Pointer[map[string]*entry] // copy-on-write: Get never locks
-	mu          sync.Mutex                        // serialises writers of entries, closed
+	entries     sync.Map   // command key -> *entry: Get never locks for a known key
+	mu          sync.Mutex // serialises creation, eviction and Close
 	closed      bool
 	cancelEvict func()
 }
 
-// entry is a registered breaker and its health subscription.
+// entry is a registered breaker, the metrics it listens to and its subscription.
 type entry struct {
 	b      *breaker
+	m      *metrics.CommandMetrics
 	cancel func()
 }
 
@@ -41,7 +40,6 @@ type entry struct {
 // keys Get is given no properties), listen to health counts of m and read time from clk.
 func NewRegistry(props *config.Store, m *metrics.Registry, clk clock.Clock) *Registry {
 	r := &Registry{props: props, metrics: m, clk: clk}
-	r.entries.Store(&map[string]*entry{})
 	r.cancelEvict = m.OnCommandEvicted(r.evict)
 	return r
 }
@@ -57,10 +55,11 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 // Get returns the breaker of a command key, creating it on first use with cp (nil: the
 // key's properties from the registry's config store). Later calls return the same breaker
 // and ignore cp. The breaker reads cp on every call, so property changes apply at once.
-// If the key has no valid properties (an empty key) Get logs the error and returns NoOp().
+// Creating a key costs the same whatever the number of keys. If the key has no valid
+// properties (an empty key) Get logs the error and returns NoOp().
 func (r *Registry) Get(key string, cp *config.CommandProperties) CircuitBreaker {
-	if e, ok := (*r.entries.Load())[key]; ok {
-		return e.b
+	if e, ok := r.entries.Load(key); ok {
+		return e.(*entry).b
 	}
 	if cp == nil {
 		var err error
@@ -71,41 +70,34 @@ func (r *Registry) Get(key string, cp *config.CommandProperties) CircuitBreaker 
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := *r.entries.Load()
-	if e, ok := old[key]; ok {
-		return e.b
+	if e, ok := r.entries.Load(key); ok {
+		return e.(*entry).b
 	}
-	cm := r.metrics.CommandFor(key, cp)
-	b := newBreaker(key, cp, r.clk, cm.ResetHealthCounts, r.notify.emit)
-	e := &entry{b: b, cancel: func() {}}
+	m := r.metrics.CommandFor(key, cp)
+	e := &entry{b: newBreaker(key, cp, r.clk, m, r.notify.emit), m: m, cancel: func() {}}
 	if !r.closed {
-		e.cancel = cm.OnHealthCounts(b.onHealth)
+		e.cancel = m.OnHealthCounts(e.b.onHealth)
 	}
-	next := make(map[string]*entry, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[key] = e
-	r.entries.Store(&next)
-	return b
+	r.entries.Store(key, e)
+	return e.b
 }
 
 // Lookup returns the breaker of a command key if the registry holds one, without
 // creating it: for readers such as metrics exporters, which must not bring back a key
-// that was just evicted. It is one atomic load and a map lookup.
+// that was just evicted. It takes no lock.
 func (r *Registry) Lookup(key string) (CircuitBreaker, bool) {
-	e, ok := (*r.entries.Load())[key]
+	e, ok := r.entries.Load(key)
 	if !ok {
 		return nil, false
 	}
-	return e.b, true
+	return e.(*entry).b, true
 }
 
 // OnStateChange registers f to receive every transition of every breaker of the
 // registry, with its reason, in the order the transitions happened. f runs on a delivery
-// goroutine of the registry, never under a breaker lock and never on the metrics
-// goroutine; a slow f delays only later deliveries. A panic in f is logged. cancel
-// removes f (a delivery already under way may still reach it once).
+// goroutine of the registry, never under a breaker lock and never on the metrics roll; a
+// slow f delays only later deliveries. A panic in f is logged. cancel removes f (a
+// delivery already under way may still reach it once).
 func (r *Registry) OnStateChange(f func(Transition)) (cancel func()) {
 	return r.notify.subscribe(f)
 }
@@ -121,26 +113,19 @@ func (r *Registry) Close() {
 	}
 	r.closed = true
 	r.cancelEvict()
-	for _, e := range *r.entries.Load() {
-		e.cancel()
-	}
+	r.entries.Range(func(_, e any) bool {
+		e.(*entry).cancel()
+		return true
+	})
 }
 
-// evict drops the breaker of a key the metrics registry evicted (metrics goroutine).
-func (r *Registry) evict(key string) {
+// evict drops the breaker listening to metrics the metrics registry evicted (on its
+// eviction goroutine); a breaker already made for fresh metrics of the key stays.
+func (r *Registry) evict(m *metrics.CommandMetrics) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := *r.entries.Load()
-	e, ok := old[key]
-	if !ok {
-		return
+	if e, ok := r.entries.Load(m.Key()); ok && e.(*entry).m == m {
+		r.entries.Delete(m.Key())
+		e.(*entry).cancel()
 	}
-	e.cancel()
-	next := make(map[string]*entry, len(old))
-	for k, v := range old {
-		if k != key {
-			next[k] = v
-		}
-	}
-	r.entries.Store(&next)
 }

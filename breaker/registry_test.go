@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -24,14 +25,12 @@ type env struct {
 	events  chan Transition
 }
 
-const resolution = 100 * time.Millisecond
-
 func newEnv(t *testing.T, opts ...metrics.Option) *env {
 	t.Helper()
 	src := config.NewMemorySource()
 	store := config.NewStore(src)
 	clk := clock.NewFake(epoch)
-	mr := metrics.NewRegistry(store, clk, append([]metrics.Option{metrics.WithResolution(resolution)}, opts...)...)
+	mr := metrics.NewRegistry(store, clk, opts...)
 	r := NewRegistry(store, mr, clk)
 	e := &env{t: t, src: src, store: store, clk: clk, metrics: mr, r: r, events: make(chan Transition, 100)}
 	cancel := r.OnStateChange(func(tr Transition) { e.events <- tr })
@@ -44,14 +43,26 @@ func newEnv(t *testing.T, opts ...metrics.Option) *env {
 	return e
 }
 
-// advance moves the clock one stream bucket at a time so that every health snapshot
-// due on the way is delivered when it returns.
+// advance moves the clock; every health snapshot due on the way is delivered inside
+// Advance (the metrics registry rolls on the clock's timer).
 func (e *env) advance(d time.Duration) {
+	e.clk.Advance(d)
 	e.metrics.Flush()
-	for ; d > 0; d -= resolution {
-		e.clk.Advance(min(d, resolution))
-		e.metrics.Flush()
-	}
+}
+
+// attempt returns whether b lets a call through.
+func attempt(b CircuitBreaker) bool {
+	_, ok := b.Attempt()
+	return ok
+}
+
+// trial starts the trial of b and returns its ticket.
+func (e *env) trial(b CircuitBreaker) Ticket {
+	e.t.Helper()
+	tk, ok := b.Attempt()
+	require.True(e.t, ok)
+	require.Equal(e.t, HalfOpen, b.State())
+	return tk
 }
 
 // complete publishes n completions with the given events for key.
@@ -127,12 +138,12 @@ func TestEndToEndTripsFromPublishedCompletions(t *testing.T) {
 			e.advance(100 * time.Millisecond)
 			if tc.reason == "" {
 				assert.Equal(t, Closed, b.State())
-				assert.True(t, b.AttemptExecution())
+				assert.True(t, attempt(b))
 				e.noMoreTransitions()
 				return
 			}
 			assert.Equal(t, Open, b.State())
-			assert.False(t, b.AttemptExecution())
+			assert.False(t, attempt(b))
 			assert.Equal(t, Transition{Key: "K", From: Closed, To: Open, Reason: tc.reason,
 				At: epoch.Add(500 * time.Millisecond)}, e.next())
 		})
@@ -148,9 +159,9 @@ func TestEndToEndTrialSuccessResetsHealthCounts(t *testing.T) {
 
 	e.advance(5 * time.Second)
 	e.complete("K", 50, metrics.ShortCircuited) // what a command reports while open
-	require.True(t, b.AttemptExecution())
+	trial := e.trial(b)
 	e.complete("K", 1, metrics.Success)
-	b.MarkSuccess()
+	b.Report(trial, Success)
 	assert.Equal(t, Closed, b.State())
 	assert.Equal(t, metrics.HealthCounts{}, e.metrics.Command("K").HealthCounts(), "fresh window")
 
@@ -174,22 +185,18 @@ func TestListenerSeesEveryTransitionWithItsReason(t *testing.T) {
 		e.complete("K", 20, metrics.Timeout)
 		e.advance(500 * time.Millisecond)
 	}
-	trial := func() {
+	trial := func() Ticket {
 		e.advance(time.Second)
-		require.True(t, b.AttemptExecution())
+		return e.trial(b)
 	}
 
 	trip()
-	trial()
-	b.MarkNonSuccess()
-	trial()
-	b.MarkCancelled()
-	trial()
-	b.ReleaseTrial()
-	require.True(t, b.AttemptExecution())
+	b.Report(trial(), Failure)
+	b.Report(trial(), Cancelled)
+	b.Report(trial(), BadRequest)
+	e.trial(b)
 	e.advance(time.Second) // the trial never reports back
-	require.True(t, b.AttemptExecution())
-	b.MarkSuccess()
+	b.Report(e.trial(b), Success)
 	trip()
 	b.Reset()
 
@@ -232,13 +239,43 @@ func TestSlowListenerDoesNotBlockTheMetricsGoroutineOrCallers(t *testing.T) {
 
 	b := e.r.Get("K", nil)
 	e.complete("K", 20, metrics.Failure)
-	e.advance(500 * time.Millisecond) // Flush returns: the metrics goroutine is not stuck
+	e.advance(500 * time.Millisecond) // Flush returns: the metrics roll is not stuck
 	<-entered
 	require.Equal(t, Open, b.State())
 	e.advance(5 * time.Second)
-	require.True(t, b.AttemptExecution(), "callers are not stuck behind the listener either")
-	b.MarkNonSuccess()
+	tk, ok := b.Attempt()
+	require.True(t, ok, "callers are not stuck behind the listener either")
+	b.Report(tk, Failure)
 	assert.Equal(t, Open, b.State())
+}
+
+// TestEndToEndEvaluateOnFailure: with circuitBreaker.evaluateOnFailure the breaker opens
+// at the failure that crosses the thresholds, counted exactly from the key's metrics,
+// without waiting for a snapshot; by default it waits for the next snapshot.
+func TestEndToEndEvaluateOnFailure(t *testing.T) {
+	for _, opt := range []bool{false, true} {
+		e := newEnv(t)
+		e.src.Set("hystrix.command.K.circuitBreaker.evaluateOnFailure", strconv.FormatBool(opt))
+		b := e.r.Get("K", nil)
+		e.complete("K", 20, metrics.Success)
+		e.advance(500 * time.Millisecond) // 20 successes in the closed window
+		calls := 0
+		for b.State() == Closed && calls < 100 {
+			tk, ok := b.Attempt()
+			require.True(t, ok)
+			e.complete("K", 1, metrics.Failure) // recorded first, then reported
+			b.Report(tk, Failure)
+			calls++
+		}
+		if !opt {
+			assert.Equal(t, 100, calls, "snapshots only: nothing opens between snapshots")
+			e.advance(500 * time.Millisecond)
+			assert.Equal(t, Open, b.State())
+			continue
+		}
+		assert.Equal(t, 20, calls, "opens at the failure that reaches 50% of 40")
+		assert.Equal(t, "error percentage 50% >= 50% over 40 requests, counted at a failure", e.next().Reason)
+	}
 }
 
 func TestGetIsPerKeyAndStable(t *testing.T) {
@@ -255,9 +292,9 @@ func TestGetIsPerKeyAndStable(t *testing.T) {
 	for _, b := range got {
 		assert.Same(t, got[0], b)
 	}
-	assert.False(t, got[0].AttemptExecution(), "uses the properties given on first Get")
+	assert.False(t, attempt(got[0]), "uses the properties given on first Get")
 	assert.NotSame(t, got[0], e.r.Get("B", nil))
-	assert.True(t, e.r.Get("B", nil).AttemptExecution())
+	assert.True(t, attempt(e.r.Get("B", nil)))
 
 	fresh := NewRegistry(e.store, e.metrics, e.clk)
 	defer fresh.Close()
@@ -272,11 +309,11 @@ func TestDynamicPropertiesThroughTheStore(t *testing.T) {
 	set := func(short, v string) { e.src.Set("hystrix.command.K.circuitBreaker."+short, v) }
 
 	set("forceOpen", "true")
-	assert.False(t, b.AttemptExecution())
+	assert.False(t, attempt(b))
 	set("forceClosed", "true")
-	assert.False(t, b.AttemptExecution(), "forceOpen beats forceClosed")
+	assert.False(t, attempt(b), "forceOpen beats forceClosed")
 	set("forceOpen", "false")
-	assert.True(t, b.AttemptExecution())
+	assert.True(t, attempt(b))
 	set("forceClosed", "false")
 
 	set("enabled", "false")
@@ -328,6 +365,19 @@ func TestLookupNeverCreates(t *testing.T) {
 	assert.Empty(t, e.metrics.Commands())
 }
 
+// TestEvictionOfOldMetricsKeepsAFreshBreaker: an eviction that reaches the registry after
+// the key came back with fresh metrics drops nothing.
+func TestEvictionOfOldMetricsKeepsAFreshBreaker(t *testing.T) {
+	e := newEnv(t)
+	other := metrics.NewRegistry(e.store, e.clk)
+	defer other.Close()
+	b := e.r.Get("K", nil)
+	e.r.evict(other.Command("K")) // metrics of the same key that this breaker does not listen to
+	assert.Same(t, b, e.r.Get("K", nil))
+	e.r.evict(e.metrics.Command("K"))
+	assert.NotSame(t, b, e.r.Get("K", nil))
+}
+
 func TestCloseStopsHealthSubscriptions(t *testing.T) {
 	e := newEnv(t)
 	b := e.r.Get("K", nil)
@@ -336,5 +386,5 @@ func TestCloseStopsHealthSubscriptions(t *testing.T) {
 	e.complete("K", 20, metrics.Failure)
 	e.advance(500 * time.Millisecond)
 	assert.Equal(t, Closed, b.State())
-	assert.True(t, e.r.Get("L", nil).AttemptExecution(), "gates still work after Close")
+	assert.True(t, attempt(e.r.Get("L", nil)), "gates still work after Close")
 }

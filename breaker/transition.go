@@ -23,7 +23,7 @@ type listener struct {
 
 // notifier delivers transitions to listeners in the order they happened, on a
 // goroutine of its own: the goroutine that changed the state (a caller, or the
-// metrics goroutine) only appends to a queue. The delivery goroutine is started
+// metrics roll) only appends to a queue. The delivery goroutine is started
 // when the queue becomes non-empty and exits when it is drained, so an idle
 // registry owns no goroutine.
 type notifier struct {

@@ -16,8 +16,7 @@ import (
 // the armed time, so under steady traffic it fires about once per timeout period, however
 // many executions pass: no runtime timer and no allocation per execution.
 type deadlines struct {
-	clk  clock.Clock
-	base time.Time
+	rt *Runtime // its clock and base time
 
 	mu         sync.Mutex
 	head, tail *execution
@@ -95,12 +94,12 @@ func (d *deadlines) armLocked(at time.Duration) {
 		d.timer.Stop()
 	}
 	d.armedFor = at
-	d.timer = d.clk.AfterFunc(at-d.clk.Since(d.base), d.fire)
+	d.timer = d.rt.clk.AfterFunc(at-d.rt.clk.Since(d.rt.base), d.fire)
 }
 
 // fire expires every execution whose deadline has passed and re-arms for the next one.
 func (d *deadlines) fire() {
-	now := d.clk.Since(d.base)
+	now := d.rt.clk.Since(d.rt.base)
 	var due []*execution
 	d.mu.Lock()
 	for x := d.head; x != nil && x.rc.dl.at <= now; x = d.head {

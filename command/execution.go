@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -35,14 +36,17 @@ type execution struct {
 	emits   atomic.Int32
 	fbEmits atomic.Int32
 
-	executed    bool          // run started: MarkStart was called
-	timed       bool          // start is set
-	start       time.Duration // since ks.rt.base: when the timeout stage started the clock
-	timeout     time.Duration // 0: no timeout; the deadline is start+timeout
-	execLatency time.Duration // written by the winner of the race
-	total       atomic.Int64  // total latency in ns plus one; 0 until the terminal event
-	failedErr   error         // why the primary path failed: the fallback's input
-	err         error         // the error the caller gets (final verdict errored or cancelled)
+	ticket      breaker.Ticket // what the breaker let the execution through with
+	admitted    bool           // the breaker let it through: its verdict goes back
+	primary     verdict        // the verdict the breaker gets (breakerGate's exit)
+	executed    bool           // run started: MarkStart was called
+	timed       bool           // start is set
+	start       time.Duration  // since ks.rt.base: when the timeout stage started the clock
+	timeout     time.Duration  // 0: no timeout; the deadline is start+timeout
+	execLatency time.Duration  // written by the winner of the race
+	total       atomic.Int64   // total latency in ns plus one; 0 until the terminal event
+	failedErr   error          // why the primary path failed: the fallback's input
+	err         error          // the error the caller gets (final verdict errored or cancelled)
 
 	rc      runState                    // the run context (runctx.go)
 	thread  *thread                     // THREAD isolation only (stage_pool.go)

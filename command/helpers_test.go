@@ -72,8 +72,8 @@ func (e *env) assertIdle(key string) {
 	assert.Zero(e.t, ks.metrics.CurrentConcurrency(), "concurrency of %s", key)
 	assert.Zero(e.t, ks.execSem.InUse(), "execution semaphore of %s", key)
 	assert.Zero(e.t, ks.fallbackSem.InUse(), "fallback semaphore of %s", key)
-	if ks.poolMetrics != nil {
-		assert.Zero(e.t, ks.poolMetrics.CurrentActive(), "active threads of %s", key)
+	if b := ks.pool.Load(); b != nil {
+		assert.Zero(e.t, b.m.CurrentActive(), "active threads of %s", key)
 	}
 }
 

@@ -114,7 +114,8 @@ func TestStreamContextEndsWithTheSubscription(t *testing.T) {
 func TestCancelledFutureKeepsTheTimeout(t *testing.T) {
 	rt := NewRuntime() // the real clock: the pool's workers must come back on their own
 	s := Setter{Runtime: rt, CommandKey: "F", ThreadPoolKey: "FPool",
-		Properties:           config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300"},
+		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300",
+			"circuitBreaker.enabled": "false"}, // the rejections while we wait would open it
 		ThreadPoolProperties: config.Overrides{"coreSize": "5"}}
 	var started sync.WaitGroup
 	for range 5 {

@@ -19,31 +19,41 @@ import (
 type keyState struct {
 	rt          *Runtime
 	info        hooks.Info
-	setter      Setter // the first one, which decided everything here
 	props       *config.CommandProperties
-	err         error // invalid settings: every execution fails with a BAD_REQUEST_EXCEPTION
-	reported    atomic.Bool
+	err         error   // invalid settings: every execution fails with a BAD_REQUEST_EXCEPTION
+	invalid     *Setter // the Setter that gave err, for a later one to repair the key
+	poolKey     string  // the Setter's ThreadPoolKey (info's may be threadPoolKeyOverride)
+	poolProps   config.Overrides
+	stream      bool
+	reported    atomic.Bool // err was logged
+	differs     atomic.Bool // a differing Setter was logged
 	metrics     *metrics.CommandMetrics
 	breaker     breaker.CircuitBreaker
 	execSem     *isolation.Semaphore
 	fallbackSem *isolation.Semaphore
 	classify    Classifier
 	deadlines   deadlines
-	differs     atomic.Bool
 
-	poolMu      sync.Mutex
-	pool        atomic.Pointer[isolation.Pool]
-	poolMetrics *metrics.ThreadPoolMetrics // written before pool is stored
+	poolMu sync.Mutex
+	pool   atomic.Pointer[poolBinding]
+}
+
+// poolBinding is the goroutine pool a key runs on and the pool's metrics.
+type poolBinding struct {
+	p *isolation.Pool
+	m *metrics.ThreadPoolMetrics
 }
 
 func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 	ks := &keyState{
-		rt:       r,
-		info:     hooks.Info{CommandKey: s.CommandKey, GroupKey: s.GroupKey, ThreadPoolKey: s.ThreadPoolKey},
-		setter:   *s,
-		classify: s.Classifier,
+		rt:        r,
+		info:      hooks.Info{CommandKey: s.CommandKey, GroupKey: s.GroupKey, ThreadPoolKey: s.ThreadPoolKey},
+		poolKey:   s.ThreadPoolKey,
+		poolProps: s.ThreadPoolProperties,
+		stream:    stream,
+		classify:  s.Classifier,
+		deadlines: deadlines{rt: r},
 	}
-	ks.deadlines = deadlines{clk: r.clk, base: r.base}
 	inCode, err := s.Properties, error(nil)
 	if stream {
 		inCode, err = streamOverrides(inCode)
@@ -56,7 +66,7 @@ func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 		err = config.ValidateThreadPool(s.ThreadPoolKey, s.ThreadPoolProperties)
 	}
 	if err != nil {
-		ks.err = err
+		ks.err, ks.invalid = err, s
 		if s.CommandKey != "" {
 			ks.metrics = r.metrics.Command(s.CommandKey) // misconfigured executions show up
 		}
@@ -78,17 +88,21 @@ var errStreamThread = errors.New("command: streams run under SEMAPHORE isolation
 	"emits on goroutines of its own, so a pool worker would only hold a slot); set execution.isolation.strategy " +
 	"to SEMAPHORE or leave it unset")
 
+// streamDefaults are the values a stream key implies when its Setter does not set them:
+// Hystrix's HystrixObservableCommand defaults to SEMAPHORE isolation.
+var streamDefaults = []config.Entry[config.CommandProperties]{config.ExecutionIsolationStrategy.Of(config.Semaphore)}
+
 // streamOverrides returns a stream key's code-set properties: SEMAPHORE isolation unless
 // set, and an error if set to THREAD.
 func streamOverrides(o config.Overrides) (config.Overrides, error) {
-	const name = "execution.isolation.strategy"
+	name := config.ExecutionIsolationStrategy.Name()
 	raw, set := o[name]
 	if !set {
 		o = maps.Clone(o)
 		if o == nil {
 			o = config.Overrides{}
 		}
-		o[name] = config.Semaphore.String()
+		maps.Copy(o, config.Set(streamDefaults...))
 		return o, nil
 	}
 	if iso, err := config.ParseIsolationStrategy(raw); err == nil && iso == config.Thread {
@@ -118,28 +132,28 @@ func (ks *keyState) misconfigured() {
 }
 
 // threadPool returns the pool of the key's thread-pool key and its metrics, made on
-// first use; the metrics read the pool's gauges.
+// first use and again after the pool was evicted for idleness; the metrics read the
+// pool's gauges.
 func (ks *keyState) threadPool() (*isolation.Pool, *metrics.ThreadPoolMetrics, error) {
-	if p := ks.pool.Load(); p != nil {
-		return p, ks.poolMetrics, nil
+	if b := ks.pool.Load(); b != nil && !b.p.Closed() {
+		return b.p, b.m, nil
 	}
 	ks.poolMu.Lock()
 	defer ks.poolMu.Unlock()
-	if p := ks.pool.Load(); p != nil {
-		return p, ks.poolMetrics, nil
+	if b := ks.pool.Load(); b != nil && !b.p.Closed() {
+		return b.p, b.m, nil
 	}
 	key := ks.info.ThreadPoolKey
-	p, err := ks.rt.pools.Get(key, ks.setter.ThreadPoolProperties)
+	p, err := ks.rt.pools.Get(key, ks.poolProps)
 	if err != nil {
 		return nil, nil, err
 	}
-	props, err := ks.rt.config.ThreadPool(key, ks.setter.ThreadPoolProperties) // cached: Get resolved it
+	props, err := ks.rt.config.ThreadPool(key, ks.poolProps) // cached: Get resolved it
 	if err != nil {
 		return nil, nil, err
 	}
 	m := ks.rt.metrics.ThreadPoolFor(key, props)
 	m.SetGauges(p.Gauges)
-	ks.poolMetrics = m
-	ks.pool.Store(p)
+	ks.pool.Store(&poolBinding{p: p, m: m})
 	return p, m, nil
 }

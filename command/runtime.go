@@ -51,14 +51,14 @@ func WithHooks(h *hooks.Registry) Option { return func(r *Runtime) { r.hooks = h
 // in hooks and notifiers, metrics and breaker problems (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(r *Runtime) { r.logger = l } }
 
-// WithMetricsOptions passes options to the runtime's metrics registry (resolution,
-// buffer size, idle eviction, logger).
+// WithMetricsOptions passes options to the runtime's metrics registry (idle eviction,
+// logger).
 func WithMetricsOptions(opts ...metrics.Option) Option {
 	return func(r *Runtime) { r.mopts = append(r.mopts, opts...) }
 }
 
 // NewRuntime returns a runtime with fresh registries, except those given as options.
-// Close it when done: it stops the metrics goroutines and the thread pools it created.
+// Close it when done: it stops the metrics roll and the thread pools it created.
 func NewRuntime(opts ...Option) *Runtime {
 	r := &Runtime{}
 	for _, o := range opts {
@@ -81,7 +81,8 @@ func NewRuntime(opts ...Option) *Runtime {
 	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk)
 	r.pools = isolation.NewPoolRegistry(r.config, r.clk)
 	forget := r.metrics.OnCommandEvicted(r.forget)
-	r.closers = []func(){forget, r.breakers.Close, r.pools.Close, r.metrics.Close}
+	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)
+	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close}
 	return r
 }
 
@@ -98,6 +99,7 @@ var defaultRuntime = sync.OnceValue(func() *Runtime {
 		logger:   slog.Default(),
 	}
 	r.metrics.OnCommandEvicted(r.forget)
+	r.metrics.OnThreadPoolEvicted(r.forgetPool)
 	return r
 })
 
@@ -105,7 +107,7 @@ var defaultRuntime = sync.OnceValue(func() *Runtime {
 // (config.Default, metrics.Default, breaker.Default, hooks.Default) and the system clock.
 func Default() *Runtime { return defaultRuntime() }
 
-// Close stops what NewRuntime started (thread pools, metrics goroutines). Commands must
+// Close stops what NewRuntime started (thread pools, the metrics roll). Commands must
 // not run on a closed runtime. Closing Default does nothing.
 func (r *Runtime) Close() {
 	for _, c := range r.closers {
@@ -149,7 +151,7 @@ func (r *Runtime) state(s *Setter, stream bool) *keyState {
 	if ks == nil {
 		return r.resolve(s, stream, nil)
 	}
-	if ks.err != nil && !sameSetter(&ks.setter, s) {
+	if ks.invalid != nil && !sameSetter(ks.invalid, s) {
 		return r.resolve(s, stream, ks) // a different Setter may repair an invalid key
 	}
 	ks.compare(s)
@@ -184,19 +186,32 @@ func (r *Runtime) resolve(s *Setter, stream bool, invalid *keyState) *keyState {
 }
 
 // compare logs, once per key, a Setter that differs from the one that decided the key.
-// Maps shared with the first Setter compare by pointer, so reusing one Setter value (or
-// Define's Kind) costs a few compares per command.
+// The properties compare with the values the config store keeps for the key (nothing of
+// the first Setter is kept), as written: a Setter with the same values costs a few
+// lookups and no allocation; one written differently ("300" vs "300ms") is parsed and
+// logged only if a value really differs.
 func (ks *keyState) compare(s *Setter) {
-	first := &ks.setter
-	if ks.differs.Load() || sameSetter(first, s) {
+	if ks.differs.Load() || ks.props == nil {
 		return
 	}
-	diffs := append(first.Properties.Diff(s.Properties), first.ThreadPoolProperties.Diff(s.ThreadPoolProperties)...)
-	if first.GroupKey != s.GroupKey {
-		diffs = append(diffs, config.Difference{Name: "GroupKey", First: first.GroupKey, Second: s.GroupKey})
+	var implied []config.Entry[config.CommandProperties]
+	if ks.stream {
+		implied = streamDefaults
 	}
-	if first.ThreadPoolKey != s.ThreadPoolKey {
-		diffs = append(diffs, config.Difference{Name: "ThreadPoolKey", First: first.ThreadPoolKey, Second: s.ThreadPoolKey})
+	if s.GroupKey == ks.info.GroupKey && s.ThreadPoolKey == ks.poolKey &&
+		sameOverrides(ks.poolProps, s.ThreadPoolProperties) && ks.props.SameInCode(s.Properties, implied...) {
+		return
+	}
+	later := s.Properties
+	if ks.stream {
+		later, _ = streamOverrides(later)
+	}
+	diffs := append(ks.props.InCode().Diff(later), ks.poolProps.Diff(s.ThreadPoolProperties)...)
+	if ks.info.GroupKey != s.GroupKey {
+		diffs = append(diffs, config.Difference{Name: "GroupKey", First: ks.info.GroupKey, Second: s.GroupKey})
+	}
+	if ks.poolKey != s.ThreadPoolKey {
+		diffs = append(diffs, config.Difference{Name: "ThreadPoolKey", First: ks.poolKey, Second: s.ThreadPoolKey})
 	}
 	if len(diffs) > 0 && ks.differs.CompareAndSwap(false, true) {
 		ks.rt.logger.Warn("command: a later Setter differs from the first one of its key, which wins",
@@ -232,11 +247,21 @@ func (r *Runtime) dropInvalid(ks *keyState) {
 
 // forget drops the state of a key whose metrics were evicted for idleness, and its
 // properties, so the next command of the key resolves fresh state with its own Setter
-// (the breaker registry forgets the key too).
-func (r *Runtime) forget(key string) {
+// (the breaker registry forgets the key too). State already resolved afresh for the key
+// (with other metrics) stays.
+func (r *Runtime) forget(m *metrics.CommandMetrics) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.keys.LoadAndDelete(key); ok {
-		r.config.ForgetCommand(key)
+	if ks := r.lookup(m.Key()); ks != nil && ks.metrics == m {
+		r.keys.Delete(m.Key())
+		r.config.ForgetCommand(m.Key())
 	}
+}
+
+// forgetPool closes and drops the goroutine pool of a thread-pool key whose metrics were
+// evicted for idleness, and its properties; a command that runs on the key again gets a
+// fresh pool.
+func (r *Runtime) forgetPool(m *metrics.ThreadPoolMetrics) {
+	r.pools.Evict(m.Key())
+	r.config.ForgetThreadPool(m.Key())
 }

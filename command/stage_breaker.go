@@ -1,33 +1,43 @@
 package command
 
-import "github.com/rxhystrix/rxhystrix/metrics"
+import (
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
 
-// breakerGate asks the key's circuit breaker before anything is isolated, and on the way
-// out reports the primary verdict to it: the one place a verdict reaches the breaker.
+// breakerGate asks the key's circuit breaker before anything is isolated and keeps the
+// ticket it hands out; the primary verdict goes back to the breaker with that ticket, once
+// the execution is recorded in metrics (terminal), so that the opt-in re-evaluation on
+// failure counts it: the one place a verdict reaches the breaker.
 type breakerGate struct{}
 
 func (breakerGate) enter(x *execution) verdict {
-	if !x.ks.breaker.AttemptExecution() {
+	t, ok := x.ks.breaker.Attempt()
+	if !ok {
 		x.addEvent(metrics.ShortCircuited)
 		x.failedErr = ErrShortCircuited
 		return shortCircuited
 	}
+	x.ticket, x.admitted = t, true
 	return pending
 }
 
 func (breakerGate) exit(x *execution, v verdict) verdict {
-	b := x.ks.breaker
+	x.primary = v
+	return v
+}
+
+// outcome is what the breaker is told about the primary verdict of an admitted execution.
+func outcome(v verdict) breaker.Outcome {
 	switch v {
 	case succeeded:
-		b.MarkSuccess()
+		return breaker.Success
 	case badRequest:
-		b.ReleaseTrial()
+		return breaker.BadRequest
 	case cancelled:
-		b.MarkCancelled()
-	default:
-		b.MarkNonSuccess()
+		return breaker.Cancelled
 	}
-	return v
+	return breaker.Failure
 }
 
 // semaphore is the execution semaphore of SEMAPHORE isolation: a permit per key, taken

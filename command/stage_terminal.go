@@ -59,6 +59,9 @@ func (x *execution) publish(v verdict) {
 	if x.thread != nil {
 		x.thread.tp.MarkComplete(res)
 	}
+	if x.admitted {
+		x.ks.breaker.Report(x.ticket, outcome(x.primary))
+	}
 	if v != cancelled { // after an unsubscribe the execution is not complete, as in Hystrix
 		x.total.Store(int64(max(total, 0)) + 1)
 	}

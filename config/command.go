@@ -34,6 +34,12 @@ type CommandProperties struct {
 	CircuitBreakerForceOpen *Property[bool]
 	// CircuitBreakerForceClosed: circuitBreaker.forceClosed = false.
 	CircuitBreakerForceClosed *Property[bool]
+	// CircuitBreakerEvaluateOnFailure: circuitBreaker.evaluateOnFailure = false. Beyond
+	// Hystrix: when true, every failure reported to a CLOSED breaker re-evaluates the
+	// thresholds at once from the exact live health counts (the closed window plus the
+	// bucket in progress), so the breaker opens within a call of crossing them instead of
+	// at the next health snapshot. Successes cost nothing extra either way.
+	CircuitBreakerEvaluateOnFailure *Property[bool]
 	// RollingStatsWindow: metrics.rollingStats.timeInMilliseconds = 10000 (> 0, a multiple
 	// of RollingStatsBuckets).
 	RollingStatsWindow *Property[time.Duration]
@@ -108,6 +114,9 @@ var (
 	// CircuitBreakerForceClosed is circuitBreaker.forceClosed.
 	CircuitBreakerForceClosed = key("circuitBreaker.forceClosed", false, boolCodec, nil,
 		func(c *cmd) **Property[bool] { return &c.CircuitBreakerForceClosed })
+	// CircuitBreakerEvaluateOnFailure is circuitBreaker.evaluateOnFailure (beyond Hystrix).
+	CircuitBreakerEvaluateOnFailure = key("circuitBreaker.evaluateOnFailure", false, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.CircuitBreakerEvaluateOnFailure })
 	// RollingStatsWindow is metrics.rollingStats.timeInMilliseconds.
 	RollingStatsWindow = key("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
 		func(c *cmd) **Property[time.Duration] { return &c.RollingStatsWindow })
@@ -157,6 +166,7 @@ var commandScope = func() *scope[cmd] {
 		CircuitBreakerErrorThresholdPercentage.d,
 		CircuitBreakerForceOpen.d,
 		CircuitBreakerForceClosed.d,
+		CircuitBreakerEvaluateOnFailure.d,
 		RollingStatsWindow.d,
 		RollingStatsBuckets.d,
 		RollingPercentileEnabled.d,

@@ -37,6 +37,7 @@ func TestCommandDefaults(t *testing.T) {
 		"circuitBreaker.errorThresholdPercentage":             "50",
 		"circuitBreaker.forceOpen":                            "false",
 		"circuitBreaker.forceClosed":                          "false",
+		"circuitBreaker.evaluateOnFailure":                    "false",
 		"metrics.rollingStats.timeInMilliseconds":             "10000",
 		"metrics.rollingStats.numBuckets":                     "10",
 		"metrics.rollingPercentile.enabled":                   "true",
@@ -64,6 +65,7 @@ func TestCommandDefaults(t *testing.T) {
 	assert.Equal(t, 50, c.CircuitBreakerErrorThresholdPercentage.Get())
 	assert.False(t, c.CircuitBreakerForceOpen.Get())
 	assert.False(t, c.CircuitBreakerForceClosed.Get())
+	assert.False(t, c.CircuitBreakerEvaluateOnFailure.Get())
 	assert.Equal(t, 10*time.Second, c.RollingStatsWindow.Get())
 	assert.Equal(t, 10, c.RollingStatsBuckets.Get())
 	assert.True(t, c.RollingPercentileEnabled.Get())

@@ -63,7 +63,7 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		FallbackMaxConcurrentRequests.Name(), FallbackEnabled.Name(), CircuitBreakerEnabled.Name(),
 		CircuitBreakerRequestVolumeThreshold.Name(), CircuitBreakerSleepWindow.Name(),
 		CircuitBreakerErrorThresholdPercentage.Name(), CircuitBreakerForceOpen.Name(),
-		CircuitBreakerForceClosed.Name(), RollingStatsWindow.Name(), RollingStatsBuckets.Name(),
+		CircuitBreakerForceClosed.Name(), CircuitBreakerEvaluateOnFailure.Name(), RollingStatsWindow.Name(), RollingStatsBuckets.Name(),
 		RollingPercentileEnabled.Name(), RollingPercentileWindow.Name(), RollingPercentileBuckets.Name(),
 		RollingPercentileBucketSize.Name(), HealthSnapshotInterval.Name(), RequestCacheEnabled.Name(),
 		RequestLogEnabled.Name(), ThreadPoolKeyOverride.Name(),

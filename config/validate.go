@@ -33,22 +33,54 @@ func (sc *scope[O]) validate(key string, inCode Overrides) error {
 	return sc.init(sc.newKey(key), inCode, &scratch)
 }
 
-// sameInCode reports whether inCode holds exactly the values set in code of k (the
-// common case of a key defined again with the same values: nothing to validate).
-func (sc *scope[O]) sameInCode(k *keyState, inCode Overrides) bool {
-	if len(inCode) != len(k.inCode) {
+// sameInCode reports whether inCode, with implied for the names it does not set, holds
+// exactly the values set in code of k (the common case of a key defined again with the
+// same values: nothing to validate, nothing to report).
+func (sc *scope[O]) sameInCode(k *keyState, inCode Overrides, implied ...Entry[CommandProperties]) bool {
+	n := len(inCode)
+	for _, e := range implied {
+		if _, set := inCode[e.name]; !set {
+			n++
+			if !sc.holds(k, e.name, e.value) {
+				return false
+			}
+		}
+	}
+	if n != len(k.inCode) {
 		return false
 	}
-	for n, raw := range inCode {
-		i, ok := sc.byName[n]
-		if !ok {
-			return false
-		}
-		if v, ok := k.inCodeRaw(i); !ok || v != raw {
+	for name, raw := range inCode {
+		if !sc.holds(k, name, raw) {
 			return false
 		}
 	}
 	return true
+}
+
+// holds reports whether k was set in code to raw for the property name.
+func (sc *scope[O]) holds(k *keyState, name, raw string) bool {
+	i, ok := sc.byName[name]
+	if !ok {
+		return false
+	}
+	v, ok := k.inCodeRaw(i)
+	return ok && v == raw
+}
+
+// SameInCode reports whether o, with implied for the names o does not set, holds exactly
+// the values set in code the key was resolved with, as written: a later Setter of the key
+// that changes nothing. It allocates nothing.
+func (c *CommandProperties) SameInCode(o Overrides, implied ...Entry[CommandProperties]) bool {
+	return commandScope.sameInCode(&c.k, o, implied...)
+}
+
+// InCode returns the values set in code the key was resolved with.
+func (c *CommandProperties) InCode() Overrides {
+	o := make(Overrides, len(c.k.inCode))
+	for _, v := range c.k.inCode {
+		o[commandScope.fields[v.i].shortName()] = v.raw
+	}
+	return o
 }
 
 // Difference is one property that two Overrides set differently.

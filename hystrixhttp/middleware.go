@@ -55,13 +55,15 @@ type Middleware struct {
 	// ErrTimeout). Nil means 503 Service Unavailable, with Retry-After for a short
 	// circuit (the sleep window) or a rejection (1 second).
 	Fallback func(w http.ResponseWriter, r *http.Request, err error)
+
+	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
 }
 
 // Wrap returns next running inside a command of its key per request.
 func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := &handling{m: m, next: next, w: statusWriter{ResponseWriter: w}, r: r}
-		s := intercept.Setter(m.Setter, m.Key, routeKey, r)
+		s := intercept.Setter(m.completed.Of(m.Setter), m.Key, routeKey, r)
 		cmd := command.New(s, h.run)
 		if m.Fallback != nil {
 			cmd.WithFallback(h.fallback)

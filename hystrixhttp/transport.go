@@ -54,6 +54,8 @@ type Transport struct {
 	// circuit or a rejection (errors.Is with the command package's sentinels). It gets
 	// the caller's request and must return a response or an error.
 	Fallback func(req *http.Request, err error) (*http.Response, error)
+
+	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
 }
 
 // DefaultKey names a request's command after its method and host, e.g.
@@ -71,7 +73,7 @@ var errNoResponse = errors.New("hystrixhttp: fallback returned no response and n
 // RoundTrip sends req as a command of its key (see Transport).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := &exchange{t: t, req: req}
-	cmd := command.New(intercept.Setter(t.Setter, t.Key, DefaultKey, req), x.run)
+	cmd := command.New(intercept.Setter(t.completed.Of(t.Setter), t.Key, DefaultKey, req), x.run)
 	if t.Fallback != nil {
 		cmd.WithFallback(x.fallback)
 	}

@@ -13,7 +13,10 @@
 // queueSizeRejectionThreshold. Submit never blocks: it accepts the task or returns a
 // *RejectedError matching ErrRejected, which the command turns into THREAD_POOL_REJECTED.
 // PoolGauges carries the ThreadPoolExecutor gauges for metrics and the dashboard.
-// PoolRegistry makes one Pool per key from a config.Store (fresh per test, or Default).
+// PoolRegistry makes one Pool per key from a config.Store (fresh per test, or Default);
+// making a pool costs the same whatever the number of pools, and Evict closes and forgets
+// the pool of a key gone idle (the command package calls it when the key's thread-pool
+// metrics are evicted), so the next Get makes a fresh one.
 //
 // Data flow of a THREAD-isolated task:
 //

@@ -2,6 +2,7 @@ package isolation
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/clock"
@@ -50,7 +51,7 @@ type Pool struct {
 	largest   int
 	completed int64
 	accepted  int64
-	closed    bool
+	closed    atomic.Bool // written under mu; Closed reads it without
 	reaper    clock.Timer // armed while idle workers above coreSize may need to retire
 }
 
@@ -92,7 +93,7 @@ func (p *Pool) Submit(task func()) error {
 	}
 	core, maxSize := p.set.sizes()
 	p.mu.Lock()
-	if p.closed {
+	if p.closed.Load() {
 		p.mu.Unlock()
 		return p.rej.closed
 	}
@@ -145,6 +146,9 @@ func (p *Pool) Gauges() PoolGauges {
 	}
 }
 
+// Closed reports whether Close (or PoolRegistry.Evict) stopped the pool.
+func (p *Pool) Closed() bool { return p.closed.Load() }
+
 // Close stops the pool: from then on Submit rejects (ErrClosed); running and queued tasks
 // still run to the end; Close returns once every worker goroutine has exited. It is
 // idempotent and safe to call concurrently; it must not be called from inside a task of
@@ -159,10 +163,10 @@ func (p *Pool) Close() {
 func (p *Pool) shutdown() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed.Load() {
 		return
 	}
-	p.closed = true
+	p.closed.Store(true)
 	p.retire(len(p.idle))
 	if p.reaper != nil {
 		p.reaper.Stop()

@@ -3,7 +3,6 @@ package isolation
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,7 @@ import (
 type PoolRegistry struct {
 	props *config.Store
 	clk   clock.Clock
-	pools atomic.Pointer[map[string]*Pool] // copy on write: Get reads it without locking
+	pools sync.Map // key -> *Pool: Get reads it without locking
 
 	mu     sync.Mutex // serialises creation and Close
 	closed atomic.Bool
@@ -27,9 +26,7 @@ type PoolRegistry struct {
 // NewPoolRegistry returns an empty registry whose pools take their properties from props
 // and their time from clk.
 func NewPoolRegistry(props *config.Store, clk clock.Clock) *PoolRegistry {
-	r := &PoolRegistry{props: props, clk: clk}
-	r.pools.Store(&map[string]*Pool{})
-	return r
+	return &PoolRegistry{props: props, clk: clk}
 }
 
 var defaultRegistry = sync.OnceValue(func() *PoolRegistry {
@@ -42,14 +39,15 @@ func Default() *PoolRegistry { return defaultRegistry() }
 
 // Get returns the pool of key, making it on the first call with the key's thread-pool
 // properties (inCode: the values set in code; as in config.Store, the first creation
-// wins). The fast path, a pool that exists, is an atomic load and a map lookup: no lock,
-// no allocation. A config error is returned wrapped; after Close, Get returns ErrClosed.
+// wins). The fast path, a pool that exists, is a lock-free map lookup: no lock, no
+// allocation; making a pool costs the same whatever the number of pools. A config error is
+// returned wrapped; after Close, Get returns ErrClosed.
 func (r *PoolRegistry) Get(key string, inCode config.Overrides) (*Pool, error) {
 	if r.closed.Load() {
 		return nil, r.errClosed(key)
 	}
-	if p := (*r.pools.Load())[key]; p != nil {
-		return p, nil
+	if p, ok := r.pools.Load(key); ok {
+		return p.(*Pool), nil
 	}
 	props, err := r.props.ThreadPool(key, inCode)
 	if err != nil {
@@ -60,15 +58,23 @@ func (r *PoolRegistry) Get(key string, inCode config.Overrides) (*Pool, error) {
 	if r.closed.Load() {
 		return nil, r.errClosed(key)
 	}
-	pools := *r.pools.Load()
-	if p := pools[key]; p != nil {
-		return p, nil
+	if p, ok := r.pools.Load(key); ok {
+		return p.(*Pool), nil
 	}
 	p := NewPool(key, props, r.clk)
-	next := maps.Clone(pools)
-	next[key] = p
-	r.pools.Store(&next)
+	r.pools.Store(key, p)
 	return p, nil
+}
+
+// Evict stops the pool of key and forgets it, so that the next Get makes a fresh one. The
+// command package calls it when the key's thread-pool metrics are evicted for idleness.
+// Like the first half of Pool.Close it does not wait: idle workers exit at once, a worker
+// still running an abandoned task (a timed-out run that ignores its context) exits when
+// the task ends. Unknown keys are ignored.
+func (r *PoolRegistry) Evict(key string) {
+	if p, ok := r.pools.LoadAndDelete(key); ok {
+		p.(*Pool).shutdown()
+	}
 }
 
 func (r *PoolRegistry) errClosed(key string) error {
@@ -77,7 +83,11 @@ func (r *PoolRegistry) errClosed(key string) error {
 
 // Pools returns every pool made so far, sorted by key (closed ones included after Close).
 func (r *PoolRegistry) Pools() []*Pool {
-	pools := slices.Collect(maps.Values(*r.pools.Load()))
+	var pools []*Pool
+	r.pools.Range(func(_, p any) bool {
+		pools = append(pools, p.(*Pool))
+		return true
+	})
 	slices.SortFunc(pools, func(a, b *Pool) int { return cmp.Compare(a.key, b.key) })
 	return pools
 }
@@ -87,8 +97,8 @@ func (r *PoolRegistry) Pools() []*Pool {
 func (r *PoolRegistry) Close() {
 	r.mu.Lock()
 	r.closed.Store(true)
-	pools := *r.pools.Load()
 	r.mu.Unlock()
+	pools := r.Pools()
 	for _, p := range pools {
 		p.shutdown()
 	}

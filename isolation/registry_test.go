@@ -126,6 +126,35 @@ func TestPoolRegistryCloseClosesEveryPool(t *testing.T) {
 	r.Close() // idempotent
 }
 
+func TestEvictClosesAndForgetsThePool(t *testing.T) {
+	r, _ := newRegistry(t)
+	old, err := r.Get("A", nil)
+	require.NoError(t, err)
+	ran := make(chan struct{})
+	require.NoError(t, old.Submit(func() { close(ran) }))
+	<-ran
+	require.Equal(t, 1, old.Gauges().PoolSize)
+
+	free := block(t, old) // a task still running: Evict does not wait for it
+	r.Evict("A")
+	r.Evict("unknown")
+	assert.True(t, old.Closed())
+	assert.Equal(t, 1, old.Gauges().PoolSize, "a worker busy with a task exits when the task ends")
+	free()
+	old.Close()
+	assert.Zero(t, old.Gauges().PoolSize)
+	assert.ErrorIs(t, old.Submit(func() {}), isolation.ErrClosed)
+	assert.Empty(t, r.Pools())
+
+	fresh, err := r.Get("A", nil)
+	require.NoError(t, err)
+	assert.NotSame(t, old, fresh)
+	assert.False(t, fresh.Closed())
+	done := make(chan struct{})
+	require.NoError(t, fresh.Submit(func() { close(done) }), "a fresh, working pool")
+	<-done
+}
+
 func TestDefaultRegistryIsProcessWide(t *testing.T) {
 	assert.Same(t, isolation.Default(), isolation.Default())
 }

@@ -70,7 +70,7 @@ func (p *Pool) next(w *worker) func() {
 		return t
 	}
 	p.active--
-	if p.closed {
+	if p.closed.Load() {
 		p.workers--
 		p.mu.Unlock()
 		return nil
@@ -114,7 +114,7 @@ func (p *Pool) retire(n int) {
 
 // armReaper schedules reap unless it is already scheduled. p.mu is held.
 func (p *Pool) armReaper() {
-	if p.reaper == nil && !p.closed {
+	if p.reaper == nil && !p.closed.Load() {
 		p.reaper = p.clk.AfterFunc(p.keepAlive(), p.reapFn)
 	}
 }
@@ -125,7 +125,7 @@ func (p *Pool) reap() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.reaper = nil
-	if p.closed {
+	if p.closed.Load() {
 		return
 	}
 	core, maxSize := p.set.sizes()

@@ -9,22 +9,41 @@ type CollapserMetrics struct {
 	percentileEnabled *config.Property[bool]
 }
 
+func (r *Registry) newCollapser(key string, p *config.CollapserProperties) *CollapserMetrics {
+	w := defaultWindows
+	if p != nil {
+		w.stats = windowOf(p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get())
+		w.pct = windowOf(p.RollingPercentileWindow.Get(), p.RollingPercentileBuckets.Get())
+		w.pctEnabled = p.RollingPercentileEnabled
+	}
+	m := &CollapserMetrics{s: newSeries(r, key, NumCollapserEventTypes, w.stats), percentileEnabled: w.pctEnabled}
+	m.s.pct = newPctWindow(w.pct.width, w.pct.size, 1)
+	m.s.owner = m
+	m.s.seal()
+	return m
+}
+
 // Key returns the collapser key.
 func (m *CollapserMetrics) Key() string { return m.s.key }
 
 // MarkBatch records one batch of size requests: BATCH_EXECUTED + 1, ADDED_TO_BATCH + size,
 // and size into the batch size distribution.
 func (m *CollapserMetrics) MarkBatch(size int) {
-	ev := event{kind: evCollapserBatch, a: int64(max(size, 0)), b: -1}
+	size = max(size, 0)
+	st := m.s.c.pick()
+	st.n[BatchExecuted].Add(1)
+	st.n[AddedToBatch].Add(uint32(size))
 	if m.percentileEnabled.Get() {
-		ev.b = 0
+		st.sum[0].Add(uint64(size))
+		m.s.pct.hist[0].record(int64(size))
 	}
-	m.s.publish(ev)
+	m.s.touch()
 }
 
 // MarkResponseFromCache records one request answered from the collapser's request cache.
 func (m *CollapserMetrics) MarkResponseFromCache() {
-	m.s.publish(event{kind: evCollapserCache})
+	m.s.c.pick().n[CollapserResponseFromCache].Add(1)
+	m.s.touch()
 }
 
 // RollingCount returns the events of type e in the rollingStats window.
@@ -32,22 +51,23 @@ func (m *CollapserMetrics) RollingCount(e CollapserEventType) int64 {
 	if int(e) >= NumCollapserEventTypes {
 		return 0
 	}
-	return m.s.rolling[e].Load()
+	return m.s.stats.rolling[e].Load()
 }
 
-// CumulativeCount returns the events of type e since the key's metrics were created.
+// CumulativeCount returns the events of type e since the key's metrics were created, up
+// to the last closed rollingStats bucket.
 func (m *CollapserMetrics) CumulativeCount(e CollapserEventType) int64 {
 	if int(e) >= NumCollapserEventTypes {
 		return 0
 	}
-	return m.s.cumulative[e].Load()
+	return m.s.stats.cumulative[e].Load()
 }
 
 // BatchSizePercentile returns the p-th percentile (0..100) of batch sizes in the
-// rollingPercentile window, within 1% relative accuracy; 0 when none.
+// rollingPercentile window, within 0.8 % (exact below 128); 0 when none.
 func (m *CollapserMetrics) BatchSizePercentile(p float64) float64 {
-	return m.s.dist.view.Load().percentile(0, p)
+	return float64(m.s.pct.view.Load().percentile(0, p))
 }
 
 // BatchSizeMean returns the exact mean batch size in the rollingPercentile window.
-func (m *CollapserMetrics) BatchSizeMean() float64 { return m.s.dist.view.Load().mean(0) }
+func (m *CollapserMetrics) BatchSizeMean() float64 { return m.s.pct.view.Load().mean(0) }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,13 +16,19 @@ type CommandMetrics struct {
 	s                 *series
 	percentileEnabled *config.Property[bool]
 
-	healthSnap atomic.Pointer[HealthCounts]
+	health atomic.Pointer[healthState]
 
-	healthMu  sync.Mutex // guards gen, listeners and the delivery of snapshots
-	gen       uint64     // bumped by ResetHealthCounts
+	healthMu  sync.Mutex   // guards hw, listeners, and the delivery and reset of snapshots
+	hw        healthWindow // the scan over closed health buckets
 	listeners []healthListener
 	nextID    uint64
-	hw        healthWindow // roll goroutine only (gen read under healthMu)
+}
+
+// healthState is a published health snapshot with the health counters it was cut at, so
+// that the open bucket can be read exactly (LiveHealthCounts).
+type healthState struct {
+	HealthCounts
+	base healthBucket
 }
 
 type healthListener struct {
@@ -29,7 +36,41 @@ type healthListener struct {
 	f  func(HealthCounts)
 }
 
-var zeroHealth = &HealthCounts{}
+// windows are the window sizes of a key, read when its metrics are created.
+type windows struct {
+	stats, pct window
+	health     time.Duration
+	pctEnabled *config.Property[bool]
+}
+
+// defaultWindows are Hystrix's built-in defaults, for keys made without properties.
+var defaultWindows = windows{
+	stats:      window{width: time.Second, size: 10},
+	pct:        window{width: 10 * time.Second, size: 6},
+	health:     500 * time.Millisecond,
+	pctEnabled: config.Fixed("metrics.rollingPercentile.enabled", true),
+}
+
+func (r *Registry) newCommand(key string, p *config.CommandProperties) *CommandMetrics {
+	w := defaultWindows
+	if p != nil {
+		w = windows{
+			stats:  windowOf(p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()),
+			pct:    windowOf(p.RollingPercentileWindow.Get(), p.RollingPercentileBuckets.Get()),
+			health: p.HealthSnapshotInterval.Get(), pctEnabled: p.RollingPercentileEnabled,
+		}
+	}
+	m := &CommandMetrics{percentileEnabled: w.pctEnabled}
+	// Hystrix's health window: rollingStats time / snapshot interval buckets
+	span := w.stats.width * time.Duration(w.stats.size)
+	m.hw = newHealthWindow(w.health, max(int(span/w.health), 1))
+	m.health.Store(&healthState{})
+	s := newSeries(r, key, numSlots, w.stats)
+	s.pct = newPctWindow(w.pct.width, w.pct.size, 2)
+	s.owner, s.health, m.s = m, m, s
+	s.seal()
+	return m
+}
 
 // Key returns the command key.
 func (m *CommandMetrics) Key() string { return m.s.key }
@@ -39,29 +80,64 @@ func (m *CommandMetrics) Key() string { return m.s.key }
 // will carry WithExecuted, so that MarkComplete ends what MarkStart began.
 func (m *CommandMetrics) MarkStart() { m.s.markStart() }
 
-// MarkComplete publishes the outcome of one execution to the metrics stream. It never
-// blocks and does not allocate. If res.Executed() the live concurrency drops by one and
-// both latencies join the rolling distributions (when metrics.rollingPercentile.enabled).
-// Call it once per execution, cache hits and short-circuits included.
+// MarkComplete folds the outcome of one execution into the key's counters on the calling
+// goroutine: a few atomic adds on a stripe of its own, no lock, no allocation, nothing
+// that can be dropped. If res.Executed() the live concurrency drops by one and, when
+// metrics.rollingPercentile.enabled, both latencies (as given: a timed-out execution
+// should carry the time until the timeout fired) join the distributions. Call it once
+// per execution, cache hits and short-circuits included.
 func (m *CommandMetrics) MarkComplete(res ExecutionResult) {
-	ev := event{kind: evCommand, counts: res.events, a: -1, b: -1}
+	s := m.s
+	st := s.c.pick()
+	c := res.events
+	for set := c.set &^ (1<<ExceptionThrown | 1<<CommandMaxActive); set != 0; set &= set - 1 {
+		e := EventType(bits.TrailingZeros32(set))
+		st.n[e].Add(uint32(c.Count(e)))
+	}
+	if x := c.set & exceptionMask; x != 0 {
+		st.n[ExceptionThrown].Add(uint32(bits.OnesCount32(x)))
+	}
 	if res.executed {
-		m.s.current.Add(-1)
+		s.current.Add(-1)
 		if m.percentileEnabled.Get() {
-			ev.a, ev.b = int64(res.executionLatency), int64(res.totalLatency)
+			st.sum[0].Add(uint64(max(res.executionLatency, 0)))
+			st.sum[1].Add(uint64(max(res.totalLatency, 0)))
+			s.pct.hist[0].record(int64(res.executionLatency))
+			s.pct.hist[1].record(int64(res.totalLatency))
 		}
 	}
-	m.s.publish(ev)
+	s.touch()
 }
 
 // HealthCounts returns the latest health snapshot: the sums over the last
 // rollingStats window of closed healthSnapshot buckets. It is one atomic load.
-func (m *CommandMetrics) HealthCounts() HealthCounts { return *m.healthSnap.Load() }
+func (m *CommandMetrics) HealthCounts() HealthCounts { return m.health.Load().HealthCounts }
+
+// LiveHealthCounts returns the health counts of the closed window plus the bucket in
+// progress, exact up to the completions recorded when it reads the counters: the
+// snapshot plus what the counters gained since it was cut. It takes no lock; it reads
+// five counters per stripe, so it is meant for failures, not for every call.
+func (m *CommandMetrics) LiveHealthCounts() HealthCounts {
+	st := m.health.Load()
+	now := m.healthCounters()
+	return NewHealthCounts(st.TotalRequests+int64(now.total-st.base.total),
+		st.ErrorCount+int64(now.errs-st.base.errs))
+}
+
+// healthCounters returns the health total and errors over every completion recorded.
+func (m *CommandMetrics) healthCounters() healthBucket {
+	c := &m.s.c
+	success := c.load(int(Success))
+	errs := c.load(int(Failure)) + c.load(int(Timeout)) + c.load(int(ThreadPoolRejected)) +
+		c.load(int(SemaphoreRejected))
+	return healthBucket{total: success + errs, errs: errs}
+}
 
 // OnHealthCounts registers f to receive every new health snapshot, one per
-// healthSnapshot interval while the key has anything in its window. f runs on the
-// metrics goroutine with the key's health lock held: it must be quick and must not call
-// ResetHealthCounts of the same key (nor wait for anything that does). cancel removes f.
+// healthSnapshot interval while the key has anything in its windows. f runs on the roll
+// with the key's health lock held: it must be quick and must not call
+// ResetHealthCounts of the same key, Registry.Flush, or wait for anything that does. A
+// panic in f is logged and the other listeners still run. cancel removes f.
 func (m *CommandMetrics) OnHealthCounts(f func(HealthCounts)) (cancel func()) {
 	m.healthMu.Lock()
 	m.nextID++
@@ -81,90 +157,92 @@ func (m *CommandMetrics) OnHealthCounts(f func(HealthCounts)) (cancel func()) {
 }
 
 // ResetHealthCounts starts a fresh health window (the breaker calls it when it closes):
-// HealthCounts reads zero at once and every later snapshot counts only buckets closed
-// after the reset. It waits for a snapshot being delivered to finish, so call it before
-// the breaker's state becomes CLOSED: then no snapshot of the old window can reach a
-// closed breaker.
+// HealthCounts reads zero at once and later snapshots count only the bucket in progress
+// and buckets closed after the reset. It waits for a snapshot being delivered to finish,
+// so call it before the breaker's state becomes CLOSED: then no snapshot of the old
+// window can reach a closed breaker.
 func (m *CommandMetrics) ResetHealthCounts() {
 	m.healthMu.Lock()
-	m.gen++
-	m.healthSnap.Store(zeroHealth)
+	m.hw.clear()
+	m.health.Store(&healthState{base: m.health.Load().base})
 	m.healthMu.Unlock()
 }
 
-// rollHealth closes the health bucket ending at end, if it does, then publishes and
-// delivers the snapshot (roll goroutine).
-func (m *CommandMetrics) rollHealth(end int64) {
-	if end%m.hw.per != 0 {
-		return
-	}
+// rollHealth cuts the health bucket (what the health counters gained since the last
+// snapshot), pushes it into the window after k-1 empty ones, publishes the snapshot and
+// delivers it (roll only). It reports whether the bucket held anything.
+func (m *CommandMetrics) rollHealth(k int) bool {
 	m.healthMu.Lock()
 	defer m.healthMu.Unlock()
-	if m.hw.gen != m.gen {
-		m.hw.clear()
-		m.hw.gen = m.gen
-	}
-	h := m.hw.roll()
-	if cur := m.healthSnap.Load(); *cur != h {
-		if h == (HealthCounts{}) {
-			m.healthSnap.Store(zeroHealth)
-		} else {
-			m.healthSnap.Store(&h)
-		}
+	st := m.health.Load()
+	now := m.healthCounters()
+	b := healthBucket{total: now.total - st.base.total, errs: now.errs - st.base.errs}
+	h := m.hw.push(k, b)
+	if h != st.HealthCounts || now != st.base {
+		m.health.Store(&healthState{HealthCounts: h, base: now})
 	}
 	for _, l := range m.listeners {
-		l.f(h)
+		m.s.reg.contain("health listener", func() { l.f(h) })
 	}
+	return b != healthBucket{}
+}
+
+// healthEmpty reports whether the health window holds nothing and nothing was recorded
+// since the last snapshot (roll only).
+func (m *CommandMetrics) healthEmpty() bool {
+	m.healthMu.Lock()
+	defer m.healthMu.Unlock()
+	return m.hw.total == 0 && m.healthCounters() == m.health.Load().base
 }
 
 // RollingCount returns the number of events of type e in the rollingStats window
-// (closed buckets). EXCEPTION_THROWN is derived; COMMAND_MAX_ACTIVE returns
-// RollingMaxConcurrency.
+// (closed buckets). COMMAND_MAX_ACTIVE returns RollingMaxConcurrency.
 func (m *CommandMetrics) RollingCount(e EventType) int64 {
 	if e == CommandMaxActive {
 		return m.RollingMaxConcurrency()
 	}
-	if int(e) >= NumEventTypes {
+	if int(e) >= numSlots {
 		return 0
 	}
-	return m.s.rolling[e].Load()
+	return m.s.stats.rolling[e].Load()
 }
 
 // CumulativeCount returns the number of events of type e since the key's metrics were
-// created (closed ticks of the stream; exact).
+// created, up to the last closed rollingStats bucket. It is exact: every completion is
+// counted.
 func (m *CommandMetrics) CumulativeCount(e EventType) int64 {
-	if int(e) >= NumEventTypes {
+	if int(e) >= numSlots {
 		return 0
 	}
-	return m.s.cumulative[e].Load()
+	return m.s.stats.cumulative[e].Load()
 }
 
 // RollingMaxConcurrency returns the highest concurrency seen by MarkStart in the
 // rollingStats window.
-func (m *CommandMetrics) RollingMaxConcurrency() int64 { return m.s.rollingMax.Load() }
+func (m *CommandMetrics) RollingMaxConcurrency() int64 { return m.s.stats.max.Load() }
 
 // CurrentConcurrency returns the executions started and not yet completed (live).
 func (m *CommandMetrics) CurrentConcurrency() int64 { return m.s.current.Load() }
 
 // ExecutionLatencyPercentile returns the p-th percentile (0..100) of the run latency of
-// executions in the rollingPercentile window (closed buckets), within 1% relative
-// accuracy; 0 when none. The dashboard percentiles (0, 25, 50, 75, 90, 95, 99, 99.5, 100)
-// are precomputed once per window roll; any other p merges the window's sketches.
+// executions in the rollingPercentile window (closed buckets), within 0.8 % of a latency
+// really recorded at that rank; 0 when none. The dashboard percentiles (0, 25, 50, 75, 90,
+// 95, 99, 99.5, 100) are computed once per window roll; any other p merges the window.
 func (m *CommandMetrics) ExecutionLatencyPercentile(p float64) time.Duration {
-	return time.Duration(m.s.dist.view.Load().percentile(0, p))
+	return time.Duration(m.s.pct.view.Load().percentile(0, p))
 }
 
 // TotalLatencyPercentile is ExecutionLatencyPercentile for the total latency.
 func (m *CommandMetrics) TotalLatencyPercentile(p float64) time.Duration {
-	return time.Duration(m.s.dist.view.Load().percentile(1, p))
+	return time.Duration(m.s.pct.view.Load().percentile(1, p))
 }
 
 // ExecutionLatencyMean returns the exact mean run latency in the rollingPercentile window.
 func (m *CommandMetrics) ExecutionLatencyMean() time.Duration {
-	return time.Duration(m.s.dist.view.Load().mean(0))
+	return time.Duration(m.s.pct.view.Load().mean(0))
 }
 
 // TotalLatencyMean returns the exact mean total latency in the rollingPercentile window.
 func (m *CommandMetrics) TotalLatencyMean() time.Duration {
-	return time.Duration(m.s.dist.view.Load().mean(1))
+	return time.Duration(m.s.pct.view.Load().mean(1))
 }

@@ -1,99 +1,156 @@
 package metrics
 
-// OnCommandEvicted registers f to learn the key of every command whose metrics the
-// registry evicted for idleness (the breaker registry drops its breaker for the key, so
-// both come back fresh together). f runs on the metrics goroutine; cancel removes it.
-func (r *Registry) OnCommandEvicted(f func(key string)) (cancel func()) {
-	r.mu.Lock()
-	r.nextID++
-	id := r.nextID
-	r.onEvict[id] = f
-	r.mu.Unlock()
+import (
+	"sync"
+	"time"
+)
+
+// OnCommandEvicted registers f to learn of every command whose metrics the registry
+// evicted for idleness (the breaker and command registries drop what they keep for the
+// key, so everything comes back fresh together). f runs on the eviction goroutine, one
+// call at a time, never on the roll; a panic in f is logged. f must return: Close and
+// Flush wait for a running sweep. cancel removes f.
+func (r *Registry) OnCommandEvicted(f func(*CommandMetrics)) (cancel func()) {
+	return listen(r, r.onEvict, f)
+}
+
+// OnThreadPoolEvicted registers f to learn of every thread pool whose metrics the registry
+// evicted for idleness (the command package closes and forgets the pool), as
+// OnCommandEvicted.
+func (r *Registry) OnThreadPoolEvicted(f func(*ThreadPoolMetrics)) (cancel func()) {
+	return listen(r, r.onPoolEvict, f)
+}
+
+func listen[M any](r *Registry, to map[uint64]func(M), f func(M)) (cancel func()) {
+	r.evictMu.Lock()
+	r.nextListener++
+	id := r.nextListener
+	to[id] = f
+	r.evictMu.Unlock()
 	return func() {
-		r.mu.Lock()
-		delete(r.onEvict, id)
-		r.mu.Unlock()
+		r.evictMu.Lock()
+		delete(to, id)
+		r.evictMu.Unlock()
 	}
 }
 
-// maybeEvict forgets, every eighth of the idle timeout, the keys that saw no event for
-// the idle timeout, have nothing in flight and nothing left in their windows.
-func (r *Registry) maybeEvict(end int64) {
-	idle := int64(r.opts.idleTimeout / r.opts.resolution)
-	if r.opts.idleTimeout == 0 || end < r.nextSweep {
+// sweepInterval is how often idle keys are looked for: an eighth of the idle timeout.
+func (r *Registry) sweepInterval() time.Duration {
+	return max(r.opts.idleTimeout/8, time.Millisecond)
+}
+
+// startSweep starts an eviction sweep on a goroutine of its own (schedMu held), so that
+// evicting many keys never delays the roll of live ones. If one runs already, it sweeps
+// again for now when it is done.
+func (r *Registry) startSweep(now int64) {
+	if r.sweepDone != nil {
+		r.sweepAgain = now
 		return
 	}
-	r.nextSweep = end + max(idle/8, 1)
-	evictable := func(s *series) bool {
-		if s.activeAt != 0 || s.current.Load() != 0 || end-s.lastUsed.Load() < idle {
-			return false
+	done := make(chan struct{})
+	r.sweepDone = done
+	go func() {
+		for {
+			r.sweep(now)
+			r.schedMu.Lock()
+			if now = r.sweepAgain; now == 0 {
+				r.sweepDone = nil
+				r.schedMu.Unlock()
+				close(done)
+				return
+			}
+			r.sweepAgain = 0
+			r.schedMu.Unlock()
 		}
-		s.evicted.Store(true)
+	}()
+}
+
+// sweep forgets the keys that saw no event for the idle timeout, have nothing in flight
+// and nothing left in their windows, then tells the listeners.
+func (r *Registry) sweep(now int64) {
+	idle := int64(r.opts.idleTimeout)
+	var commands []*CommandMetrics
+	var pools []*ThreadPoolMetrics
+	r.commands.Range(func(_, v any) bool {
+		if m := v.(*CommandMetrics); r.evict(m.s, now, idle) {
+			commands = append(commands, m)
+		}
 		return true
-	}
-	var gone []string
-	r.mu.Lock()
-	for k, m := range r.commands {
-		if evictable(m.s) {
-			delete(r.commands, k)
-			gone = append(gone, k)
+	})
+	r.pools.Range(func(_, v any) bool {
+		if m := v.(*ThreadPoolMetrics); r.evict(m.s, now, idle) {
+			pools = append(pools, m)
 		}
-	}
-	for k, m := range r.pools {
-		if evictable(m.s) {
-			delete(r.pools, k)
-		}
-	}
-	for k, m := range r.collapsers {
-		if evictable(m.s) {
-			delete(r.collapsers, k)
-		}
-	}
-	listeners := make([]func(string), 0, len(r.onEvict))
-	for _, f := range r.onEvict {
-		listeners = append(listeners, f)
-	}
-	r.mu.Unlock()
-	for _, k := range gone {
-		for _, f := range listeners {
-			f(k)
-		}
-	}
+		return true
+	})
+	r.collapsers.Range(func(_, v any) bool {
+		r.evict(v.(*CollapserMetrics).s, now, idle)
+		return true
+	})
+	notify(r, r.onEvict, commands)
+	notify(r, r.onPoolEvict, pools)
 }
 
-// revive puts back an evicted series that got an event through a pointer its user kept,
-// unless a fresh one already took its key (then it lives on unlisted until dropped).
+// evict drops s from the registry if it is idle. A caller that records meanwhile either
+// sees it evicted (and revives it) or is seen here (and the eviction is undone).
+func (r *Registry) evict(s *series, now, idle int64) bool {
+	if s.active.Load() || s.current.Load() != 0 || now-s.lastEvent.Load() < idle {
+		return false
+	}
+	s.evicted.Store(true)
+	keys := r.keysOf(s)
+	keys.CompareAndDelete(s.key, s.owner)
+	if s.active.Load() {
+		s.evicted.Store(false)
+		keys.LoadOrStore(s.key, s.owner)
+		return false
+	}
+	return true
+}
+
+// revive lists an evicted series again when a caller that kept it records, unless a fresh
+// one already took its key (then it lives on unlisted until dropped).
 func (r *Registry) revive(s *series) {
-	s.evicted.Store(false)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch m := s.owner.(type) {
+	if s.evicted.Swap(false) {
+		r.keysOf(s).LoadOrStore(s.key, s.owner)
+	}
+}
+
+// keysOf returns the map that lists s.
+func (r *Registry) keysOf(s *series) *sync.Map {
+	switch s.owner.(type) {
 	case *CommandMetrics:
-		if r.commands[s.key] == nil {
-			r.commands[s.key] = m
-		}
+		return &r.commands
 	case *ThreadPoolMetrics:
-		if r.pools[s.key] == nil {
-			r.pools[s.key] = m
-		}
-	case *CollapserMetrics:
-		if r.collapsers[s.key] == nil {
-			r.collapsers[s.key] = m
+		return &r.pools
+	}
+	return &r.collapsers
+}
+
+// notify calls every listener for every evicted key; a panicking listener is logged.
+func notify[M any](r *Registry, of map[uint64]func(M), evicted []M) {
+	if len(evicted) == 0 {
+		return
+	}
+	r.evictMu.Lock()
+	fs := make([]func(M), 0, len(of))
+	for _, f := range of {
+		fs = append(fs, f)
+	}
+	r.evictMu.Unlock()
+	for _, m := range evicted {
+		for _, f := range fs {
+			r.contain("eviction listener", func() { f(m) })
 		}
 	}
 }
 
-// reportDropped logs, at most once a second, how many events the stream dropped.
-func (r *Registry) reportDropped() {
-	d := r.bus.Dropped()
-	if d == r.dropped {
-		return
-	}
-	now := r.clk.Now().UnixNano()
-	if now-r.droppedAt < 1e9 {
-		return
-	}
-	r.opts.logger.Warn("metrics: events dropped: the consumer fell behind",
-		"dropped", d-r.dropped, "total", d)
-	r.dropped, r.droppedAt = d, now
+// contain runs f, logging a panic instead of letting it reach the roll or a sweep.
+func (r *Registry) contain(what string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.opts.logger.Error("metrics: "+what+" panicked", "panic", p)
+		}
+	}()
+	f()
 }

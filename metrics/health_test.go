@@ -1,12 +1,15 @@
 package metrics
 
 import (
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
 
 func result(events ...EventType) ExecutionResult {
@@ -121,4 +124,20 @@ func TestHealthListenersStopWhenKeyIsQuiet(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, calls, n, "an idle key costs nothing per tick")
+}
+
+// TestPanickingHealthListenerIsContained: a listener that panics is logged; the other
+// listeners still get the snapshot, and the roll goes on.
+func TestPanickingHealthListenerIsContained(t *testing.T) {
+	var logs syncbuf.Buffer
+	e := newEnv(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	m := e.r.Command("K")
+	var got []HealthCounts
+	m.OnHealthCounts(func(HealthCounts) { panic("listener bug") })
+	m.OnHealthCounts(func(h HealthCounts) { got = append(got, h) })
+	m.MarkComplete(result(Success))
+	e.advance(time.Second)
+	assert.Equal(t, []HealthCounts{{1, 0, 0}, {1, 0, 0}}, got)
+	assert.Contains(t, logs.String(), "metrics: health listener panicked")
+	assert.Contains(t, logs.String(), "listener bug")
 }

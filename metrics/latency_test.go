@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// exactPercentile is the value at rank p/100*(n-1) of sorted samples (DDSketch's rank).
+// exactPercentile is the value at rank p/100*(n-1) of sorted samples (the rank percentiles use).
 func exactPercentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[int(math.Floor(p/100*float64(len(sorted)-1)))]
 }
 
-func TestLatencyPercentilesWithinSketchAccuracy(t *testing.T) {
+func TestLatencyPercentilesWithinHistogramAccuracy(t *testing.T) {
 	e := newEnv(t)
 	m := e.r.Command("K")
 	rnd := rand.New(rand.NewSource(7))
@@ -41,8 +41,8 @@ func TestLatencyPercentilesWithinSketchAccuracy(t *testing.T) {
 	slices.Sort(exec)
 	slices.Sort(total)
 	for _, p := range []float64{0, 25, 50, 75, 90, 95, 99, 99.5, 100} {
-		assert.InEpsilon(t, float64(exactPercentile(exec, p)), float64(m.ExecutionLatencyPercentile(p)), 0.0101, "exec p%v", p)
-		assert.InEpsilon(t, float64(exactPercentile(total, p)), float64(m.TotalLatencyPercentile(p)), 0.0101, "total p%v", p)
+		assert.InEpsilon(t, float64(exactPercentile(exec, p)), float64(m.ExecutionLatencyPercentile(p)), 0.016, "exec p%v", p)
+		assert.InEpsilon(t, float64(exactPercentile(total, p)), float64(m.TotalLatencyPercentile(p)), 0.016, "total p%v", p)
 	}
 	assert.Equal(t, sumExec/5000, m.ExecutionLatencyMean(), "means are exact")
 	assert.Equal(t, sumTotal/5000, m.TotalLatencyMean())
@@ -65,8 +65,8 @@ func TestLatencyWindowMergesBuckets(t *testing.T) {
 		e.advance(10 * time.Second)
 	}
 	assert.Equal(t, 200*time.Millisecond, m.ExecutionLatencyMean())
-	assert.InEpsilon(t, float64(100*time.Millisecond), float64(m.ExecutionLatencyPercentile(0)), 0.0101)
-	assert.InEpsilon(t, float64(300*time.Millisecond), float64(m.ExecutionLatencyPercentile(100)), 0.0101)
+	assert.InEpsilon(t, float64(100*time.Millisecond), float64(m.ExecutionLatencyPercentile(0)), 0.016)
+	assert.InEpsilon(t, float64(300*time.Millisecond), float64(m.ExecutionLatencyPercentile(100)), 0.016)
 
 	var wg sync.WaitGroup // concurrent readers share the lazily merged view
 	for range 4 {

@@ -22,7 +22,6 @@ type env struct {
 	r   *Registry
 	clk *clock.Fake
 	mem *config.MemorySource
-	res time.Duration
 }
 
 func newEnv(t testing.TB, opts ...Option) *env {
@@ -33,19 +32,14 @@ func newEnv(t testing.TB, opts ...Option) *env {
 	r := NewRegistry(store, clk, opts...)
 	t.Cleanup(store.Close)
 	t.Cleanup(r.Close)
-	return &env{t: t, r: r, clk: clk, mem: mem, res: r.opts.resolution}
+	return &env{t: t, r: r, clk: clk, mem: mem}
 }
 
-// advance moves the fake clock forward one stream bucket at a time, flushing after each,
-// so every snapshot that falls due on the way is published when it returns.
+// advance moves the fake clock forward: the registry's timer rolls every boundary on the
+// way inside Advance; Flush then waits for an eviction sweep it may have started.
 func (e *env) advance(d time.Duration) {
+	e.clk.Advance(d)
 	e.r.Flush()
-	for d > 0 {
-		step := min(d, e.res)
-		e.clk.Advance(step)
-		e.r.Flush()
-		d -= step
-	}
 }
 
 func TestSmoke(t *testing.T) {

@@ -9,42 +9,12 @@ import (
 type Option func(*options)
 
 type options struct {
-	resolution  time.Duration
-	buffer      int
 	idleTimeout time.Duration
 	logger      *slog.Logger
 }
 
 func defaultOptions() options {
-	return options{
-		resolution:  100 * time.Millisecond,
-		buffer:      1 << 16,
-		idleTimeout: time.Hour,
-		logger:      slog.Default(),
-	}
-}
-
-// WithResolution sets the width of the shared bucket stream (default 100ms). Every
-// per-key bucket (health snapshot interval, rolling-stats bucket, rolling-percentile
-// bucket) is rounded to a multiple of it, at least one.
-func WithResolution(d time.Duration) Option {
-	return func(o *options) {
-		if d > 0 {
-			o.resolution = d
-		}
-	}
-}
-
-// WithBufferSize sets how many events the stream buffers between publishers and the
-// consumer, rounded up to a power of two (default 65536 slots of 64 bytes, 4 MB allocated
-// up front: about 50 ms of publishing at 1.2 million events/s while the consumer is
-// descheduled). Events beyond it are dropped and counted in Registry.Dropped.
-func WithBufferSize(n int) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.buffer = n
-		}
-	}
+	return options{idleTimeout: time.Hour, logger: slog.Default()}
 }
 
 // WithIdleTimeout sets how long a key must see no event (and have nothing in flight and
@@ -54,7 +24,7 @@ func WithIdleTimeout(d time.Duration) Option {
 	return func(o *options) { o.idleTimeout = max(d, 0) }
 }
 
-// WithLogger sets the logger for dropped-event warnings (default slog.Default()).
+// WithLogger sets the logger for listeners that panic (default slog.Default()).
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) {
 		if l != nil {

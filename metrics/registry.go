@@ -1,57 +1,58 @@
 package metrics
 
 import (
-	"context"
-	"runtime"
+	"cmp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/reactivex/rxgo/v2"
-
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
-	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// Registry owns the shared event stream and the metrics of every command, thread-pool and
-// collapser key. It runs a fixed set of goroutines (the stream consumer and one RxGo stage
-// at bucket granularity), however many keys it holds. Close stops them.
+// Registry holds the metrics of every command, thread-pool and collapser key and rolls
+// their windows: at every bucket boundary it cuts the closed bucket of each active key and
+// pushes it into the key's windows. It owns no goroutine: the roll runs in the callback of
+// one clock timer, armed for the next boundary due among the active keys (or the next
+// eviction sweep), whatever the number of keys. Close stops it.
 type Registry struct {
 	props *config.Store
 	clk   clock.Clock
 	opts  options
-	bus   *observable.Bus[event]
 
-	mu         sync.Mutex
-	commands   map[string]*CommandMetrics
-	pools      map[string]*ThreadPoolMetrics
-	collapsers map[string]*CollapserMetrics
-	onEvict    map[uint64]func(string)
-	nextID     uint64
+	commands, pools, collapsers sync.Map // key -> *CommandMetrics, ...
 
-	// roll goroutine only
-	active    []*series
-	nextSweep int64
-	dropped   uint64
-	droppedAt int64
+	mu      sync.Mutex // held while rolling
+	groups  []*group   // by width, ascending
+	scratch []bin
 
-	started    atomic.Bool
-	progressMu sync.Mutex
-	progressed *sync.Cond
-	processed  int64 // end tick index up to which every bucket has been rolled
-	closed     bool
+	schedMu    sync.Mutex // guards what follows
+	pending    []*series  // activated by callers since the last roll
+	timer      clock.Timer
+	due        int64 // Unix ns the timer fires at
+	nextSweep  int64
+	sweepDone  chan struct{} // closed when the running sweep ends; nil when none runs
+	sweepAgain int64         // Unix ns of a sweep due while one ran; 0 when none
+	closed     atomic.Bool
 
-	cancel    context.CancelFunc
-	done      <-chan struct{}
-	closeOnce sync.Once
+	evictMu      sync.Mutex
+	onEvict      map[uint64]func(*CommandMetrics)
+	onPoolEvict  map[uint64]func(*ThreadPoolMetrics)
+	nextListener uint64
 }
 
-// NewRegistry starts a registry reading per-key window sizes from props (nil: built-in
-// defaults) and time from clk. It returns once the stream is subscribed and its first
-// bucket timer armed, so no event published after it is lost.
+// group is the set of active keys that have a window of one width: they all close a
+// bucket at every multiple of the width (buckets are aligned to the clock).
+type group struct {
+	width time.Duration
+	next  int64 // Unix ns of the next boundary to roll
+	keys  []*series
+}
+
+// NewRegistry returns a registry reading per-key window sizes from props (nil: built-in
+// defaults) and time from clk.
 func NewRegistry(props *config.Store, clk clock.Clock, opts ...Option) *Registry {
 	o := defaultOptions()
 	for _, opt := range opts {
@@ -59,99 +60,196 @@ func NewRegistry(props *config.Store, clk clock.Clock, opts ...Option) *Registry
 	}
 	r := &Registry{
 		props: props, clk: clk, opts: o,
-		bus:        observable.NewBus[event](o.buffer),
-		commands:   map[string]*CommandMetrics{},
-		pools:      map[string]*ThreadPoolMetrics{},
-		collapsers: map[string]*CollapserMetrics{},
-		onEvict:    map[uint64]func(string){},
+		onEvict:     map[uint64]func(*CommandMetrics){},
+		onPoolEvict: map[uint64]func(*ThreadPoolMetrics){},
 	}
-	r.progressed = sync.NewCond(&r.progressMu)
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	buckets := observable.Buckets(r.bus.Subscribe, o.resolution, clk, r.newTick, r.add)
-	r.done = buckets.ForEach(
-		func(i any) { r.roll(i.(*tick)) },
-		func(err error) { o.logger.Error("metrics: stream failed", "err", err) },
-		func() {},
-		rxgo.WithContext(ctx))
-	for r.bus.Subscribers() == 0 {
-		runtime.Gosched()
-	}
-	r.roundTrip()
+	now := clk.Now().UnixNano()
+	r.schedMu.Lock()
+	r.nextSweep = now + int64(r.sweepInterval())
+	r.arm(r.nextDue(), now)
+	r.schedMu.Unlock()
 	return r
 }
 
-var (
-	defaultOnce     sync.Once
-	defaultRegistry *Registry
-)
+var defaultRegistry = sync.OnceValue(func() *Registry {
+	return NewRegistry(config.Default(), clock.System())
+})
 
 // Default returns the process-wide registry over config.Default() and the system clock,
-// started on first use and never closed.
-func Default() *Registry {
-	defaultOnce.Do(func() { defaultRegistry = NewRegistry(config.Default(), clock.System()) })
-	return defaultRegistry
-}
+// made on first use and never closed.
+func Default() *Registry { return defaultRegistry() }
 
-// Close stops the registry's goroutines. Publishing afterwards is a no-op; readers keep
-// the last values. Close is idempotent.
+// Close stops rolling: windows keep their last values, recording still counts into the
+// keys' counters but nothing reaches the windows any more. It waits for a running
+// eviction sweep. Close is idempotent.
 func (r *Registry) Close() {
-	r.closeOnce.Do(func() {
-		r.cancel()
-		<-r.done
-		r.progressMu.Lock()
-		r.closed = true
-		r.progressed.Broadcast()
-		r.progressMu.Unlock()
-	})
-}
-
-// Dropped returns how many events were lost because the consumer fell a full buffer
-// behind (also logged with slog.Warn, at most once a second). It stays 0 while the
-// consumer keeps up. A Flush marker that finds the buffer full is resent and counted too.
-func (r *Registry) Dropped() uint64 { return r.bus.Dropped() }
-
-// Flush waits until every event published before the call has been folded in and every
-// bucket that ended at or before the clock's time at the call has been rolled and its
-// snapshots published, and the stream is waiting for its next boundary. Tests on a fake
-// clock call it after publishing and after each Advance instead of sleeping; on the system
-// clock it can wait up to the stream resolution.
-func (r *Registry) Flush() {
-	target := tickIndex(r.clk.Now(), r.opts.resolution)
-	r.roundTrip()
-	r.progressMu.Lock()
-	for r.processed < target && !r.closed {
-		r.progressed.Wait()
+	r.mu.Lock()
+	r.schedMu.Lock()
+	r.closed.Store(true)
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
 	}
-	r.progressMu.Unlock()
-	r.roundTrip()
+	done := r.sweepDone
+	r.schedMu.Unlock()
+	r.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
-// roundTrip sends a marker through the stream and waits until the consumer reached it (so
-// every earlier event is folded into a tick), resending if the marker was dropped.
-func (r *Registry) roundTrip() {
-	m := &marker{ch: make(chan struct{})}
-	for {
-		r.bus.Publish(event{kind: evSync, marker: m})
-		t := time.NewTimer(50 * time.Millisecond)
-		select {
-		case <-m.ch:
-			t.Stop()
-			return
-		case <-r.done:
-			t.Stop()
-			return
-		case <-t.C:
+// Flush rolls, on the calling goroutine, every bucket that ended at or before the clock's
+// time, and waits for a running eviction sweep. With clock.Fake the timer already rolls
+// inside Advance; Flush makes tests independent of that.
+func (r *Registry) Flush() {
+	r.mu.Lock()
+	if !r.closed.Load() {
+		r.roll()
+	}
+	r.mu.Unlock()
+	r.schedMu.Lock()
+	done := r.sweepDone
+	r.schedMu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// tick is the timer callback.
+func (r *Registry) tick() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed.Load() {
+		r.roll()
+	}
+}
+
+// roll closes every bucket that ended by now, starts an eviction sweep when one is due,
+// and re-arms the timer (r.mu held).
+func (r *Registry) roll() {
+	now := r.clk.Now().UnixNano()
+	r.schedMu.Lock()
+	pending := r.pending
+	r.pending = nil
+	r.schedMu.Unlock()
+	for _, s := range pending {
+		r.join(s)
+	}
+	for _, g := range r.groups {
+		if g.next > now {
+			continue
+		}
+		missed := (now - g.next) / int64(g.width) // boundaries passed before the last one
+		at := g.next + missed*int64(g.width)
+		g.next = at + int64(g.width)
+		k := int(min(missed, 1<<20)) + 1 // more than any ring holds: all empty
+		for i := 0; i < len(g.keys); {
+			s := g.keys[i]
+			s.roll(g.width, k, at, &r.scratch)
+			if !s.quiet() || !r.deactivate(s) {
+				i++ // else another key moved into slot i
+			}
 		}
 	}
+	r.groups = slices.DeleteFunc(r.groups, func(g *group) bool { return len(g.keys) == 0 })
+	r.schedMu.Lock()
+	defer r.schedMu.Unlock()
+	if r.opts.idleTimeout > 0 && now >= r.nextSweep {
+		r.nextSweep = now + int64(r.sweepInterval())
+		r.startSweep(now)
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
+	}
+	r.arm(r.nextDue(), now)
 }
 
-// progress records that every bucket ending at or before end has been rolled.
-func (r *Registry) progress(end int64) {
-	r.progressMu.Lock()
-	r.processed = end
-	r.progressed.Broadcast()
-	r.progressMu.Unlock()
+// nextDue returns when the timer must fire next: the first boundary of a group or of a
+// pending key, or the next sweep (schedMu held; r.mu held, or no roll can run yet).
+func (r *Registry) nextDue() int64 {
+	due := int64(1<<63 - 1)
+	if r.opts.idleTimeout > 0 {
+		due = r.nextSweep
+	}
+	for _, g := range r.groups {
+		due = min(due, g.next)
+	}
+	for _, s := range r.pending {
+		due = min(due, s.nextBoundary(s.activated))
+	}
+	return due
+}
+
+// arm makes the timer fire at due unless it fires sooner already (schedMu held). A
+// timer that cannot be stopped any more is rolling or about to: that roll re-arms.
+func (r *Registry) arm(due, now int64) {
+	if due == 1<<63-1 || r.closed.Load() || (r.timer != nil && r.due <= due) {
+		return
+	}
+	if r.timer != nil && !r.timer.Stop() {
+		return
+	}
+	r.timer = r.clk.AfterFunc(time.Duration(due-now), r.tick)
+	r.due = due
+}
+
+// activate hands a key that became active to the roller (a caller, after recording).
+func (r *Registry) activate(s *series) {
+	if s.evicted.Load() {
+		r.revive(s)
+	}
+	now := r.clk.Now().UnixNano()
+	r.schedMu.Lock()
+	s.activated = now
+	r.pending = append(r.pending, s)
+	r.arm(s.nextBoundary(now), now)
+	r.schedMu.Unlock()
+}
+
+// join adds s to the group of each of its window widths it is not in yet; a new group
+// starts at the first boundary after s became active (r.mu held).
+func (r *Registry) join(s *series) {
+	for i, w := range s.widths {
+		if s.members[i].g != nil {
+			continue
+		}
+		j, found := slices.BinarySearchFunc(r.groups, w, func(g *group, w time.Duration) int {
+			return cmp.Compare(g.width, w)
+		})
+		if !found {
+			r.groups = slices.Insert(r.groups, j, &group{width: w, next: boundaryAfter(s.activated, w)})
+		}
+		g := r.groups[j]
+		s.members[i] = membership{g: g, at: len(g.keys)}
+		g.keys = append(g.keys, s)
+	}
+}
+
+// deactivate stops visiting a quiet key unless a caller recorded meanwhile: the caller
+// either sees the key inactive (and activates it again) or its record is seen here.
+func (r *Registry) deactivate(s *series) bool {
+	s.active.Store(false)
+	if !s.quiet() {
+		s.active.CompareAndSwap(false, true)
+		return false
+	}
+	for i := range s.widths {
+		m := s.members[i]
+		g := m.g
+		last := len(g.keys) - 1
+		moved := g.keys[last]
+		g.keys[m.at] = moved
+		for j := range moved.widths {
+			if moved.members[j].g == g {
+				moved.members[j].at = m.at
+			}
+		}
+		g.keys[last] = nil // nothing of a quiet key stays reachable from the group
+		g.keys = g.keys[:last]
+		s.members[i] = membership{}
+	}
+	return true
 }
 
 // Command returns the metrics of a command key, creating them (fresh after an eviction)
@@ -159,8 +257,8 @@ func (r *Registry) progress(end int64) {
 // first properties made for a key, resolve the key's properties with their values set in
 // code before calling Command, or use CommandFor.
 func (r *Registry) Command(key string) *CommandMetrics {
-	if m := r.lookupCommand(key); m != nil {
-		return m
+	if m, ok := r.commands.Load(key); ok {
+		return m.(*CommandMetrics)
 	}
 	var p *config.CommandProperties
 	if r.props != nil {
@@ -172,41 +270,18 @@ func (r *Registry) Command(key string) *CommandMetrics {
 // CommandFor is Command with the key's properties given; p nil means built-in defaults.
 // Window sizes are read once, when the key's metrics are created.
 func (r *Registry) CommandFor(key string, p *config.CommandProperties) *CommandMetrics {
-	if m := r.lookupCommand(key); m != nil {
-		return m
+	if m, ok := r.commands.Load(key); ok {
+		return m.(*CommandMetrics)
 	}
-	w := defaultWindows
-	if p != nil {
-		w = windows{
-			statsWindow: p.RollingStatsWindow.Get(), statsBuckets: p.RollingStatsBuckets.Get(),
-			pctWindow: p.RollingPercentileWindow.Get(), pctBuckets: p.RollingPercentileBuckets.Get(),
-			health: p.HealthSnapshotInterval.Get(), pctEnabled: p.RollingPercentileEnabled,
-		}
-	}
-	m := r.newCommand(key, w)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if old := r.commands[key]; old != nil {
-		return old
-	}
-	r.commands[key] = m
-	return m
-}
-
-func (r *Registry) lookupCommand(key string) *CommandMetrics {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.commands[key]
+	m, _ := r.commands.LoadOrStore(key, r.newCommand(key, p))
+	return m.(*CommandMetrics)
 }
 
 // ThreadPool returns the metrics of a thread-pool key, creating them with the window sizes
 // of props.ThreadPool(key, nil) (see Command about the config cache, and ThreadPoolFor).
 func (r *Registry) ThreadPool(key string) *ThreadPoolMetrics {
-	r.mu.Lock()
-	m := r.pools[key]
-	r.mu.Unlock()
-	if m != nil {
-		return m
+	if m, ok := r.pools.Load(key); ok {
+		return m.(*ThreadPoolMetrics)
 	}
 	var p *config.ThreadPoolProperties
 	if r.props != nil {
@@ -217,31 +292,18 @@ func (r *Registry) ThreadPool(key string) *ThreadPoolMetrics {
 
 // ThreadPoolFor is ThreadPool with the pool's properties given; p nil means defaults.
 func (r *Registry) ThreadPoolFor(key string, p *config.ThreadPoolProperties) *ThreadPoolMetrics {
-	w := defaultWindows
-	if p != nil {
-		w.statsWindow, w.statsBuckets = p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()
+	if m, ok := r.pools.Load(key); ok {
+		return m.(*ThreadPoolMetrics)
 	}
-	res := r.opts.resolution
-	m := &ThreadPoolMetrics{s: newSeries(r, key, NumThreadPoolEventTypes, w.statsBuckets,
-		ticks(w.statsWindow/time.Duration(w.statsBuckets), res))}
-	m.s.owner = m
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if old := r.pools[key]; old != nil {
-		return old
-	}
-	r.pools[key] = m
-	return m
+	m, _ := r.pools.LoadOrStore(key, r.newThreadPool(key, p))
+	return m.(*ThreadPoolMetrics)
 }
 
 // Collapser returns the metrics of a collapser key, creating them with the window sizes
 // of props.Collapser(key, nil) (see Command about the config cache, and CollapserFor).
 func (r *Registry) Collapser(key string) *CollapserMetrics {
-	r.mu.Lock()
-	m := r.collapsers[key]
-	r.mu.Unlock()
-	if m != nil {
-		return m
+	if m, ok := r.collapsers.Load(key); ok {
+		return m.(*CollapserMetrics)
 	}
 	var p *config.CollapserProperties
 	if r.props != nil {
@@ -252,93 +314,34 @@ func (r *Registry) Collapser(key string) *CollapserMetrics {
 
 // CollapserFor is Collapser with the collapser's properties given; p nil means defaults.
 func (r *Registry) CollapserFor(key string, p *config.CollapserProperties) *CollapserMetrics {
-	w := defaultWindows
-	if p != nil {
-		w = windows{
-			statsWindow: p.RollingStatsWindow.Get(), statsBuckets: p.RollingStatsBuckets.Get(),
-			pctWindow: p.RollingPercentileWindow.Get(), pctBuckets: p.RollingPercentileBuckets.Get(),
-			pctEnabled: p.RollingPercentileEnabled,
-		}
+	if m, ok := r.collapsers.Load(key); ok {
+		return m.(*CollapserMetrics)
 	}
-	res := r.opts.resolution
-	s := newSeries(r, key, NumCollapserEventTypes, w.statsBuckets,
-		ticks(w.statsWindow/time.Duration(w.statsBuckets), res))
-	s.dist = newDistWindow(w.pctBuckets, ticks(w.pctWindow/time.Duration(w.pctBuckets), res))
-	m := &CollapserMetrics{s: s, percentileEnabled: w.pctEnabled}
-	s.owner = m
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if old := r.collapsers[key]; old != nil {
-		return old
-	}
-	r.collapsers[key] = m
-	return m
+	m, _ := r.collapsers.LoadOrStore(key, r.newCollapser(key, p))
+	return m.(*CollapserMetrics)
 }
 
 // Commands returns the metrics of every command key held, sorted by key (dashboards).
 func (r *Registry) Commands() []*CommandMetrics {
-	r.mu.Lock()
-	out := make([]*CommandMetrics, 0, len(r.commands))
-	for _, m := range r.commands {
-		out = append(out, m)
-	}
-	r.mu.Unlock()
-	slices.SortFunc(out, func(a, b *CommandMetrics) int { return strings.Compare(a.Key(), b.Key()) })
-	return out
+	return sortedValues[*CommandMetrics](&r.commands, (*CommandMetrics).Key)
 }
 
 // ThreadPools returns the metrics of every thread-pool key held, sorted by key.
 func (r *Registry) ThreadPools() []*ThreadPoolMetrics {
-	r.mu.Lock()
-	out := make([]*ThreadPoolMetrics, 0, len(r.pools))
-	for _, m := range r.pools {
-		out = append(out, m)
-	}
-	r.mu.Unlock()
-	slices.SortFunc(out, func(a, b *ThreadPoolMetrics) int { return strings.Compare(a.Key(), b.Key()) })
-	return out
+	return sortedValues[*ThreadPoolMetrics](&r.pools, (*ThreadPoolMetrics).Key)
 }
 
 // Collapsers returns the metrics of every collapser key held, sorted by key.
 func (r *Registry) Collapsers() []*CollapserMetrics {
-	r.mu.Lock()
-	out := make([]*CollapserMetrics, 0, len(r.collapsers))
-	for _, m := range r.collapsers {
-		out = append(out, m)
-	}
-	r.mu.Unlock()
-	slices.SortFunc(out, func(a, b *CollapserMetrics) int { return strings.Compare(a.Key(), b.Key()) })
+	return sortedValues[*CollapserMetrics](&r.collapsers, (*CollapserMetrics).Key)
+}
+
+func sortedValues[M any](m *sync.Map, key func(M) string) []M {
+	var out []M
+	m.Range(func(_, v any) bool {
+		out = append(out, v.(M))
+		return true
+	})
+	slices.SortFunc(out, func(a, b M) int { return strings.Compare(key(a), key(b)) })
 	return out
-}
-
-// windows are the per-key window sizes, read when a key's metrics are created.
-type windows struct {
-	statsWindow  time.Duration
-	statsBuckets int
-	pctWindow    time.Duration
-	pctBuckets   int
-	health       time.Duration
-	pctEnabled   *config.Property[bool]
-}
-
-// defaultWindows are Hystrix's built-in defaults, for keys created without properties.
-var defaultWindows = windows{
-	statsWindow: 10 * time.Second, statsBuckets: 10,
-	pctWindow: time.Minute, pctBuckets: 6,
-	health:     500 * time.Millisecond,
-	pctEnabled: config.Fixed("metrics.rollingPercentile.enabled", true),
-}
-
-func (r *Registry) newCommand(key string, w windows) *CommandMetrics {
-	res := r.opts.resolution
-	s := newSeries(r, key, NumEventTypes, w.statsBuckets,
-		ticks(w.statsWindow/time.Duration(w.statsBuckets), res))
-	s.dist = newDistWindow(w.pctBuckets, ticks(w.pctWindow/time.Duration(w.pctBuckets), res))
-	m := &CommandMetrics{s: s, percentileEnabled: w.pctEnabled}
-	s.owner = m
-	m.healthSnap.Store(zeroHealth)
-	hPer := ticks(w.health, res)
-	m.hw = newHealthWindow(int(max(ticks(w.statsWindow, res)/hPer, 1)), hPer)
-	s.health = m
-	return m
 }

@@ -1,12 +1,18 @@
 package metrics
 
 import (
+	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
 )
 
 func TestCommandGetOrCreate(t *testing.T) {
@@ -72,23 +78,38 @@ func TestPerKeyWindowSizes(t *testing.T) {
 	assert.Equal(t, int64(1), slow.HealthCounts().TotalRequests, "still 1s snapshots")
 }
 
-func TestResolutionRoundsBucketWidths(t *testing.T) {
-	e := newEnv(t, WithResolution(500*time.Millisecond))
-	e.mem.Set("hystrix.command.K.metrics.healthSnapshot.intervalInMilliseconds", "100")
-	m := e.r.Command("K")
-	m.MarkComplete(result(Success))
-	e.advance(500 * time.Millisecond)
-	assert.Equal(t, int64(1), m.HealthCounts().TotalRequests, "a 100ms interval becomes one 500ms tick")
-	assert.Equal(t, int64(5), ticks(2400*time.Millisecond, 500*time.Millisecond))
-	assert.Equal(t, int64(1), ticks(time.Millisecond, 500*time.Millisecond))
+// TestHealthIntervalHonouredDownToOneMillisecond: each key's snapshot interval is its
+// own, to the millisecond: the roll wakes at the next boundary due among the active keys.
+func TestHealthIntervalHonouredDownToOneMillisecond(t *testing.T) {
+	e := newEnv(t)
+	e.mem.Set("hystrix.command.Fast.metrics.healthSnapshot.intervalInMilliseconds", "1")
+	e.mem.Set("hystrix.command.Mid.metrics.healthSnapshot.intervalInMilliseconds", "5")
+	fast, mid, slow := e.r.Command("Fast"), e.r.Command("Mid"), e.r.Command("Slow")
+	var snapshots []HealthCounts
+	fast.OnHealthCounts(func(h HealthCounts) { snapshots = append(snapshots, h) })
+	for _, m := range []*CommandMetrics{fast, mid, slow} {
+		m.MarkComplete(result(Failure, FallbackSuccess))
+	}
+	e.advance(time.Millisecond)
+	assert.Equal(t, HealthCounts{1, 1, 100}, fast.HealthCounts(), "1 ms snapshots")
+	assert.Zero(t, mid.HealthCounts().TotalRequests)
+	e.advance(4 * time.Millisecond)
+	assert.Equal(t, HealthCounts{1, 1, 100}, mid.HealthCounts(), "5 ms snapshots")
+	assert.Zero(t, slow.HealthCounts().TotalRequests)
+	assert.Len(t, snapshots, 5, "one snapshot per millisecond")
+	e.advance(495 * time.Millisecond)
+	assert.Equal(t, HealthCounts{1, 1, 100}, slow.HealthCounts(), "500 ms snapshots")
+	assert.Len(t, snapshots, 500)
 }
 
 func TestEviction(t *testing.T) {
 	e := newEnv(t, WithIdleTimeout(30*time.Second))
 	var mu sync.Mutex
 	var evicted []string
-	cancel := e.r.OnCommandEvicted(func(k string) { mu.Lock(); evicted = append(evicted, k); mu.Unlock() })
+	cancel := e.r.OnCommandEvicted(func(m *CommandMetrics) { mu.Lock(); evicted = append(evicted, m.Key()); mu.Unlock() })
 	defer cancel()
+	var poolsEvicted []*ThreadPoolMetrics
+	e.r.OnThreadPoolEvicted(func(m *ThreadPoolMetrics) { mu.Lock(); poolsEvicted = append(poolsEvicted, m); mu.Unlock() })
 	old := e.r.Command("dyn")
 	busy := e.r.Command("busy")
 	pool, coll := e.r.ThreadPool("p"), e.r.Collapser("c")
@@ -103,6 +124,7 @@ func TestEviction(t *testing.T) {
 	e.advance(30 * time.Second)
 	mu.Lock()
 	assert.Equal(t, []string{"dyn"}, evicted)
+	assert.Equal(t, []*ThreadPoolMetrics{pool}, poolsEvicted)
 	mu.Unlock()
 	assert.Equal(t, []*CommandMetrics{busy}, e.r.Commands())
 	assert.Empty(t, e.r.ThreadPools())
@@ -140,66 +162,74 @@ func TestCloseIsIdempotentAndFlushReturnsAfterClose(t *testing.T) {
 	e.clk.Advance(time.Second)
 	e.r.Flush()
 	assert.Zero(t, m.CumulativeCount(Success))
-	assert.Zero(t, e.r.Dropped())
 }
 
-// TestPublishConcurrentlyIsExact: several goroutines publish a million events; every
-// count is exact and nothing is dropped.
-func TestPublishConcurrentlyIsExact(t *testing.T) {
-	e := newEnv(t)
-	const workers, perWorker = 8, 125_000
-	keys := []*CommandMetrics{e.r.Command("a"), e.r.Command("b"), e.r.Command("c")}
-	pool := e.r.ThreadPool("p")
-	kinds := []ExecutionResult{
-		result(Success).WithExecuted(true).WithExecutionLatency(time.Millisecond),
-		result(Failure, FallbackSuccess).WithExecuted(true),
-		result(ShortCircuited, FallbackMissing),
-		result(ThreadPoolRejected, FallbackSuccess),
+// TestEvictionNeverHoldsUpTheRoll: eviction listeners run on the sweep, not on the roll:
+// while one is stuck, live keys still get every snapshot.
+func TestEvictionNeverHoldsUpTheRoll(t *testing.T) {
+	e := newEnv(t, WithIdleTimeout(time.Second))
+	e.r.Command("idle")
+	release := make(chan struct{})
+	stuck := make(chan struct{})
+	e.r.OnCommandEvicted(func(*CommandMetrics) { close(stuck); <-release })
+	e.mem.Set("hystrix.command.live.metrics.healthSnapshot.intervalInMilliseconds", "1")
+	live := e.r.Command("live")
+	e.clk.Advance(2 * time.Second) // a sweep evicts "idle" and blocks in the listener
+	<-stuck
+	for i := range 5 {
+		live.MarkComplete(result(Success))
+		e.clk.Advance(time.Millisecond)
+		assert.Equal(t, int64(i+1), live.HealthCounts().TotalRequests)
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := range perWorker {
-				if i%2048 == 0 {
-					e.r.roundTrip() // let the consumer catch up: see BenchmarkConsumer
-				}
-				k := keys[(w+i)%len(keys)]
-				r := kinds[i%len(kinds)]
-				if r.Executed() {
-					k.MarkStart()
-				}
-				k.MarkComplete(r)
-				if i%16 == 0 {
-					pool.MarkComplete(r)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	e.advance(time.Second)
-	require.Zero(t, e.r.Dropped(), "the consumer keeps up")
+	close(release)
+	e.r.Flush()
+}
 
-	var success, failure, short, rejected, exceptions int64
-	for _, k := range keys {
-		assert.Zero(t, k.CurrentConcurrency())
-		success += k.CumulativeCount(Success)
-		failure += k.CumulativeCount(Failure)
-		short += k.CumulativeCount(ShortCircuited)
-		rejected += k.CumulativeCount(ThreadPoolRejected)
-		exceptions += k.CumulativeCount(ExceptionThrown)
-		assert.Equal(t, k.CumulativeCount(Success), k.RollingCount(Success))
+// TestEvictedKeysAreUnreachable: once evicted, nothing the registry holds (maps, groups,
+// the roll's buffers) keeps a key's metrics alive.
+func TestEvictedKeysAreUnreachable(t *testing.T) {
+	e := newEnv(t, WithIdleTimeout(time.Second))
+	var refs []weak.Pointer[CommandMetrics]
+	for i := range 100 {
+		m := e.r.Command(fmt.Sprintf("k%d", i))
+		m.MarkStart()
+		m.MarkComplete(result(Success).WithExecuted(false).WithExecutionLatency(time.Millisecond))
+		refs = append(refs, weak.Make(m))
 	}
-	const each = workers * perWorker / 4
-	assert.Equal(t, []int64{each, each, each, each, each},
-		[]int64{success, failure, short, rejected, exceptions})
-	// every 16th of each worker's events goes to the pool: i%16==0 -> i%4==0 -> Success
-	assert.Equal(t, int64(workers*((perWorker+15)/16)), pool.CumulativeCount(Executed))
-	assert.Zero(t, pool.CumulativeCount(Rejected))
+	e.advance(2 * time.Minute) // past every window and the idle timeout
+	require.Empty(t, e.r.Commands())
+	runtime.GC()
+	for i, r := range refs {
+		assert.Nil(t, r.Value(), "key %d is still reachable", i)
+	}
+}
 
-	e.advance(500 * time.Millisecond)
-	var total int64
-	for _, k := range keys {
-		total += k.HealthCounts().TotalRequests
-	}
-	assert.Equal(t, int64(3*each), total, "success, failure and rejection count; short circuits do not")
+// lateClock is a fake clock whose timers never fire: every roll is a late one, by Flush.
+type lateClock struct{ *clock.Fake }
+
+func (lateClock) AfterFunc(time.Duration, func()) clock.Timer { return lateTimer{} }
+
+type lateTimer struct{}
+
+func (lateTimer) C() <-chan time.Time { return nil }
+func (lateTimer) Stop() bool          { return true }
+
+// TestLateRollPutsGainsInTheLastBucket: a roll that comes several boundaries late closes
+// the buckets it missed as empty and counts what was recorded in the last one, so
+// nothing ages out early.
+func TestLateRollPutsGainsInTheLastBucket(t *testing.T) {
+	clk := lateClock{clock.NewFake(epoch)}
+	r := NewRegistry(config.NewStore(), clk)
+	defer r.Close()
+	m := r.Command("K")
+	m.MarkComplete(result(Failure, FallbackSuccess))
+	clk.Advance(2200 * time.Millisecond) // boundaries at 0.5, 1, 1.5 and 2 s passed unrolled
+	r.Flush()
+	assert.Equal(t, HealthCounts{1, 1, 100}, m.HealthCounts())
+	clk.Advance(9300 * time.Millisecond) // 11.5 s: the bucket closed at 2 s is in the 10 s window
+	r.Flush()
+	assert.Equal(t, HealthCounts{1, 1, 100}, m.HealthCounts())
+	clk.Advance(500 * time.Millisecond)
+	r.Flush()
+	assert.Equal(t, HealthCounts{}, m.HealthCounts(), "aged out 10 s after the bucket it was counted in")
 }

@@ -1,6 +1,10 @@
 package metrics
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/config"
+)
 
 // ThreadPoolGauges are the live gauges of one goroutine pool, as its owner reports them,
 // with the meanings java.util.concurrent.ThreadPoolExecutor gives them.
@@ -30,31 +34,44 @@ type ThreadPoolMetrics struct {
 	gauges atomic.Pointer[func() ThreadPoolGauges]
 }
 
+func (r *Registry) newThreadPool(key string, p *config.ThreadPoolProperties) *ThreadPoolMetrics {
+	stats := defaultWindows.stats
+	if p != nil {
+		stats = windowOf(p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get())
+	}
+	m := &ThreadPoolMetrics{s: newSeries(r, key, NumThreadPoolEventTypes, stats)}
+	m.s.owner = m
+	m.s.seal()
+	return m
+}
+
 // Key returns the thread-pool key.
 func (m *ThreadPoolMetrics) Key() string { return m.s.key }
 
 // MarkStart records that a command starts running on a pool goroutine (active + 1).
 func (m *ThreadPoolMetrics) MarkStart() { m.s.markStart() }
 
-// MarkComplete publishes the outcome of one command of this pool (call it for every
-// completion of a THREAD-isolated command, rejections included): SUCCESS, FAILURE,
-// TIMEOUT and BAD_REQUEST count as EXECUTED, THREAD_POOL_REJECTED as REJECTED. If
-// res.ExecutedInThread() it ends the activity MarkStart began.
+// MarkComplete folds the outcome of one command of this pool into its counters (call it
+// for every completion of a THREAD-isolated command, rejections included): SUCCESS,
+// FAILURE, TIMEOUT and BAD_REQUEST count as EXECUTED, THREAD_POOL_REJECTED as REJECTED.
+// If res.ExecutedInThread() it ends the activity MarkStart began.
 func (m *ThreadPoolMetrics) MarkComplete(res ExecutionResult) {
+	const executedMask = 1<<Success | 1<<Failure | 1<<Timeout | 1<<BadRequest
+	executed, rejected := res.events.set&executedMask != 0, res.events.Contains(ThreadPoolRejected)
 	if res.executedInThread {
 		m.s.current.Add(-1)
 	}
-	var ex, rej int64
-	const executedMask = 1<<Success | 1<<Failure | 1<<Timeout | 1<<BadRequest
-	if res.events.set&executedMask != 0 {
-		ex = 1
+	if !executed && !rejected {
+		return
 	}
-	if res.events.Contains(ThreadPoolRejected) {
-		rej = 1
+	st := m.s.c.pick()
+	if executed {
+		st.n[Executed].Add(1)
 	}
-	if ex|rej != 0 {
-		m.s.publish(event{kind: evThreadPool, a: ex, b: rej})
+	if rejected {
+		st.n[Rejected].Add(1)
 	}
+	m.s.touch()
 }
 
 // RollingCount returns the events of type e in the rollingStats window.
@@ -62,20 +79,21 @@ func (m *ThreadPoolMetrics) RollingCount(e ThreadPoolEventType) int64 {
 	if int(e) >= NumThreadPoolEventTypes {
 		return 0
 	}
-	return m.s.rolling[e].Load()
+	return m.s.stats.rolling[e].Load()
 }
 
-// CumulativeCount returns the events of type e since the key's metrics were created.
+// CumulativeCount returns the events of type e since the key's metrics were created, up
+// to the last closed rollingStats bucket.
 func (m *ThreadPoolMetrics) CumulativeCount(e ThreadPoolEventType) int64 {
 	if int(e) >= NumThreadPoolEventTypes {
 		return 0
 	}
-	return m.s.cumulative[e].Load()
+	return m.s.stats.cumulative[e].Load()
 }
 
 // RollingMaxActive returns the highest number of commands running at once on the pool in
 // the rollingStats window.
-func (m *ThreadPoolMetrics) RollingMaxActive() int64 { return m.s.rollingMax.Load() }
+func (m *ThreadPoolMetrics) RollingMaxActive() int64 { return m.s.stats.max.Load() }
 
 // CurrentActive returns the commands running on the pool now, by MarkStart/MarkComplete.
 func (m *ThreadPoolMetrics) CurrentActive() int64 { return m.s.current.Load() }

@@ -43,6 +43,8 @@ type Client struct {
 	// It runs once the call is over, so reply is the fallback's alone. Streams have no
 	// fallback.
 	Fallback func(ctx context.Context, method string, req, reply any, err error) error
+
+	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
 }
 
 // Unary is a grpc.UnaryClientInterceptor: the call is one command execution.
@@ -50,7 +52,7 @@ func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *g
 	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	u := &unaryCall{outcome: outcome{classify: c.Classify, method: method}, client: c,
 		req: req, reply: reply, cc: cc, invoker: invoker, opts: opts}
-	cmd := command.New(intercept.Setter(c.Setter, c.Key, fullMethod, method), u.run)
+	cmd := command.New(intercept.Setter(c.completed.Of(c.Setter), c.Key, fullMethod, method), u.run)
 	if c.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
@@ -94,7 +96,7 @@ func (c *Client) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Cli
 	s := &streamCall{outcome: outcome{classify: c.Classify, method: method},
 		desc: desc, cc: cc, streamer: streamer, opts: opts,
 		opened: make(chan grpc.ClientStream, 1), finished: make(chan error, 1)}
-	cmd := command.New(intercept.Setter(c.Setter, c.Key, fullMethod, method), s.run)
+	cmd := command.New(intercept.Setter(c.completed.Of(c.Setter), c.Key, fullMethod, method), s.run)
 	ended := make(chan error, 1)
 	go func() {
 		_, err := cmd.Execute(ctx)

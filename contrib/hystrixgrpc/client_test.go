@@ -263,6 +263,7 @@ func TestClientStreamCountsOnce(t *testing.T) {
 		got++
 	}
 	assert.Equal(t, 5, got)
+	e.Settled(t, "stream")
 	assert.EqualValues(t, 1, e.Count("stream", metrics.Success))
 	assert.Zero(t, e.Count("stream", metrics.Emit))
 }
@@ -282,6 +283,7 @@ func TestClientStreamFailureOpensTheBreaker(t *testing.T) {
 		_, err = stream.Recv()
 		assert.Equal(t, codes.Unavailable, status.Code(err), "the stream's own status")
 	}
+	e.Settled(t, "stream")
 	e.Tick(200 * time.Millisecond)
 	_, err := client.FullDuplexCall(context.Background())
 	assert.Equal(t, codes.Unavailable, status.Code(err))
@@ -302,6 +304,7 @@ func TestClientStreamTimeoutEndsTheStream(t *testing.T) {
 	e.Clock.Advance(300 * time.Millisecond)
 	_, err = stream.Recv()
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "the stream's deadline was the timeout")
+	e.Settled(t, "stream")
 	assert.EqualValues(t, 1, e.Count("stream", metrics.Timeout))
 }
 
@@ -315,5 +318,6 @@ func TestClientStreamCallerCancellation(t *testing.T) {
 	cancel()
 	_, err = stream.Recv()
 	assert.Equal(t, codes.Canceled, status.Code(err))
+	e.Settled(t, "stream")
 	assert.EqualValues(t, 1, e.Count("stream", metrics.Cancelled))
 }

@@ -41,12 +41,14 @@ type Server struct {
 	// or wraps a sentinel (command.ErrShortCircuited, ErrSemaphoreRejected,
 	// ErrThreadPoolFull, ErrTimeout). Streams have no fallback.
 	Fallback func(ctx context.Context, method string, req any, err error) (any, error)
+
+	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
 }
 
 // Unary is a grpc.UnaryServerInterceptor: the handler call is one command execution.
 func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	u := &unaryHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, server: s, req: req, handler: handler}
-	cmd := command.New(intercept.Setter(s.Setter, s.Key, fullMethod, info.FullMethod), u.run)
+	cmd := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), u.run)
 	if s.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
@@ -81,7 +83,7 @@ func (u *unaryHandling) fallback(ctx context.Context, err error) (any, error) {
 // execution (it counts once; the timeout bounds its life).
 func (s *Server) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	h := &streamHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, srv: srv, ss: ss, handler: handler}
-	_, err := command.New(intercept.Setter(s.Setter, s.Key, fullMethod, info.FullMethod), h.run).Execute(ss.Context())
+	_, err := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), h.run).Execute(ss.Context())
 	return h.result(ss.Context(), err)
 }
 

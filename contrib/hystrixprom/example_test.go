@@ -33,7 +33,7 @@ func Example() {
 
 	_, _ = command.New(command.Setter{Runtime: rt, CommandKey: "GetUser", GroupKey: "UserService"},
 		func(context.Context) (string, error) { return "Ada", nil }).Execute(context.Background())
-	clk.Advance(100 * time.Millisecond) // counts move on at the end of the stream's bucket
+	clk.Advance(time.Second) // cumulative counts move on at the end of a rolling-stats bucket (1 s)
 	rt.Metrics().Flush()
 
 	srv := httptest.NewServer(mux)

@@ -57,9 +57,21 @@ func (e *Env) Tick(d time.Duration) {
 	e.RT.Metrics().Flush()
 }
 
+// Settled waits until key has no execution in flight: a stream's command, for one, ends on
+// a goroutine of its own after the caller read the stream's final status.
+func (e *Env) Settled(t testing.TB, key string) {
+	t.Helper()
+	m := e.RT.Metrics().Command(key)
+	for deadline := time.Now().Add(5 * time.Second); m.CurrentConcurrency() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d executions still in flight", key, m.CurrentConcurrency())
+		}
+	}
+}
+
 // Count returns the cumulative count of ev for key, after moving the clock past the
-// current metrics tick.
+// current rolling-stats bucket (1 s), which cumulative counts cover up to.
 func (e *Env) Count(key string, ev metrics.EventType) int64 {
-	e.Tick(100 * time.Millisecond)
+	e.Tick(time.Second)
 	return e.RT.Metrics().Command(key).CumulativeCount(ev)
 }

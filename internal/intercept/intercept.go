@@ -13,12 +13,35 @@ import (
 
 const isolationStrategy = "execution.isolation.strategy"
 
+// Base is an interceptor's Setter completed once: SEMAPHORE isolation unless the
+// Setter sets a strategy (net/http and gRPC calls honour their context, so a goroutine
+// pool would add a hand-off per call and protect nothing more). Every call then passes the
+// same properties map, which the command package compares by pointer: no allocation and
+// no difference to report. The zero Base is ready; the interceptor's Setter must not
+// change after its first call.
+type Base struct {
+	once sync.Once
+	s    command.Setter
+}
+
+// Of returns s completed, the first time; later calls return that first result.
+func (b *Base) Of(s command.Setter) command.Setter {
+	b.once.Do(func() {
+		if _, set := s.Properties[isolationStrategy]; !set {
+			props := maps.Clone(s.Properties)
+			if props == nil {
+				props = config.Overrides{}
+			}
+			props[isolationStrategy] = config.Semaphore.String()
+			s.Properties = props
+		}
+		b.s = s
+	})
+	return b.s
+}
+
 // Setter returns s for one call x, named key(x) when key is set, else s.CommandKey when
-// set, else def(x). The first time that key is seen in s's runtime (the only time the
-// command package reads a Setter's properties) it also sets SEMAPHORE isolation unless s
-// sets a strategy: net/http and gRPC calls honour their context, so a goroutine pool
-// would add a hand-off per call and protect nothing more. Later calls cost one lookup
-// and no allocation.
+// set, else def(x).
 func Setter[X any](s command.Setter, key, def func(X) string, x X) command.Setter {
 	switch {
 	case key != nil:
@@ -26,22 +49,6 @@ func Setter[X any](s command.Setter, key, def func(X) string, x X) command.Sette
 	case s.CommandKey == "":
 		s.CommandKey = def(x)
 	}
-	if _, set := s.Properties[isolationStrategy]; set {
-		return s
-	}
-	rt := s.Runtime
-	if rt == nil {
-		rt = command.Default()
-	}
-	if group, _ := rt.CommandKeys(s.CommandKey); group != "" {
-		return s
-	}
-	props := maps.Clone(s.Properties)
-	if props == nil {
-		props = config.Overrides{}
-	}
-	props[isolationStrategy] = "SEMAPHORE"
-	s.Properties = props
 	return s
 }
 

@@ -2,6 +2,7 @@ package intercept
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -12,32 +13,37 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func TestSetterDefaultsToSemaphoreOnTheKeysFirstUse(t *testing.T) {
+func TestBaseDefaultsToSemaphoreOnce(t *testing.T) {
 	rt := command.NewRuntime()
 	defer rt.Close()
-	tmpl := command.Setter{Runtime: rt, GroupKey: "G", Properties: config.Overrides{"circuitBreaker.enabled": "false"}}
+	logged := &syncbuf.Buffer{}
+	rt2 := command.NewRuntime(command.WithLogger(slog.New(slog.NewTextHandler(logged, nil))))
+	defer rt2.Close()
+	tmpl := command.Setter{Runtime: rt2, GroupKey: "G", Properties: config.Overrides{"circuitBreaker.enabled": "false"}}
 
-	s := Setter(tmpl, nil, constant, "K")
-	assert.Equal(t, "K", s.CommandKey)
+	var b Base
+	s := b.Of(tmpl)
 	assert.Equal(t, config.Overrides{"circuitBreaker.enabled": "false", "execution.isolation.strategy": "SEMAPHORE"}, s.Properties)
 	assert.Equal(t, config.Overrides{"circuitBreaker.enabled": "false"}, tmpl.Properties, "the caller's map is not touched")
+	for range 3 {
+		cmd := command.New(Setter(b.Of(tmpl), nil, constant, "K"), func(context.Context) (int, error) { return 1, nil })
+		_, err := cmd.Execute(context.Background())
+		require.NoError(t, err)
+		assert.False(t, cmd.IsExecutedInThread())
+	}
+	assert.Empty(t, logged.String(), "every call passes the same Setter: nothing differs")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = b.Of(tmpl) }))
 
-	cmd := command.New(s, func(context.Context) (int, error) { return 1, nil })
-	_, err := cmd.Execute(context.Background())
-	require.NoError(t, err)
-	assert.False(t, cmd.IsExecutedInThread())
-
-	again := Setter(tmpl, nil, constant, "K")
-	assert.Equal(t, tmpl.Properties, again.Properties, "a resolved key's properties are never read again: no copy")
-
-	explicit := command.Setter{Runtime: rt, Properties: config.Overrides{"execution.isolation.strategy": "THREAD"}}
-	assert.Equal(t, explicit.Properties, Setter(explicit, nil, constant, "T").Properties)
-	assert.Equal(t, config.Overrides{"execution.isolation.strategy": "SEMAPHORE"},
-		Setter(command.Setter{Runtime: rt}, nil, constant, "N").Properties)
+	var explicit Base
+	threaded := command.Setter{Runtime: rt, Properties: config.Overrides{"execution.isolation.strategy": "THREAD"}}
+	assert.Equal(t, threaded.Properties, explicit.Of(threaded).Properties)
+	var empty Base
+	assert.Equal(t, config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}, empty.Of(command.Setter{Runtime: rt}).Properties)
 }
 
 func constant(x string) string { return x }

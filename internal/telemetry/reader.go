@@ -50,9 +50,9 @@ func (r *Reader) transition(t breaker.Transition) {
 	}
 }
 
-func (r *Reader) evicted(key string) {
+func (r *Reader) evicted(m *metrics.CommandMetrics) {
 	r.mu.Lock()
-	delete(r.trans, key)
+	delete(r.trans, m.Key())
 	r.mu.Unlock()
 }
 

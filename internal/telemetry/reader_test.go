@@ -206,7 +206,8 @@ func TestReadThreadPoolsAndCollapsers(t *testing.T) {
 	}, of(s, "collapser.events"))
 	assert.Equal(t, 50.5, s["collapser.batch_size.mean{collapser=C}"])
 	for _, p := range Percentiles {
-		assert.InDelta(t, p.P, s["collapser.batch_size{collapser=C,percentile="+p.Label+"}"], 1.01, p.Label)
+		// within the histogram's relative accuracy (1.6 %), or one batch for the small ones
+		assert.InDelta(t, p.P, s["collapser.batch_size{collapser=C,percentile="+p.Label+"}"], max(1.01, p.P*0.016), p.Label)
 	}
 }
 

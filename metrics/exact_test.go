@@ -1,0 +1,132 @@
+package metrics
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mix is the completions the exactness tests publish, in turn: every health class, a
+// counted type and a latency.
+var mix = []ExecutionResult{
+	result(Success).WithExecuted(false).WithExecutionLatency(time.Millisecond).WithTotalLatency(2 * time.Millisecond),
+	result(Failure, FallbackSuccess).WithExecuted(false).WithExecutionLatency(3 * time.Millisecond),
+	result(Timeout, FallbackMissing).WithExecuted(false).WithExecutionLatency(time.Second),
+	result(ShortCircuited, FallbackSuccess),
+	result(SemaphoreRejected, FallbackFailure),
+	result(BadRequest),
+	result(Emit, Success).WithEventCount(Emit, 2).WithExecuted(false),
+	result(ResponseFromCache),
+}
+
+// want returns the exact counts of n completions published from mix in turn.
+func want(n int) (counts map[EventType]int64, health HealthCounts) {
+	counts = map[EventType]int64{}
+	for i := range n {
+		r := mix[i%len(mix)]
+		for _, e := range r.events.Events() {
+			counts[e] += int64(r.events.Count(e))
+			if e.IsExceptionProducing() {
+				counts[ExceptionThrown]++
+			}
+		}
+		health = health.Plus(r.events)
+	}
+	return counts, health
+}
+
+// publish makes n completions from g goroutines as fast as they go (no pacing) and
+// returns when all are recorded.
+func publish(m *CommandMetrics, g, n int) {
+	var wg sync.WaitGroup
+	for w := range g {
+		wg.Go(func() {
+			for i := w; i < n; i += g {
+				r := mix[i%len(mix)]
+				if r.Executed() {
+					m.MarkStart()
+				}
+				m.MarkComplete(r)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestMillionCompletionsFlatOutAreExact: 1,000,000 completions from 1 to 16 goroutines,
+// flat out; health, rolling and cumulative counts are exact every time.
+func TestMillionCompletionsFlatOutAreExact(t *testing.T) {
+	const n = 1_000_000
+	counts, health := want(n)
+	for _, g := range []int{1, 2, 4, 8, 16} {
+		t.Run(fmt.Sprintf("goroutines=%d", g), func(t *testing.T) {
+			e := newEnv(t)
+			m := e.r.Command("K")
+			publish(m, g, n)
+			assert.Zero(t, m.CurrentConcurrency())
+			e.advance(time.Second)
+			assert.Equal(t, health, m.HealthCounts())
+			for _, ev := range AllEventTypes()[:CommandMaxActive] {
+				assert.Equal(t, counts[ev], m.RollingCount(ev), "rolling %v", ev)
+				assert.Equal(t, counts[ev], m.CumulativeCount(ev), "cumulative %v", ev)
+			}
+		})
+	}
+}
+
+// TestCompletionsRacingTheRollAreExact: writers publish flat out while another goroutine
+// moves the clock one 1 ms health bucket at a time, so buckets close while completions
+// are being recorded; each lands in exactly one bucket. The test asserts that the
+// contested case happened: a snapshot was cut between the first and the last write.
+func TestCompletionsRacingTheRollAreExact(t *testing.T) {
+	n := 400_000
+	if raceEnabled {
+		n = 100_000 // the race detector makes each write about 20 times slower
+	}
+	e := newEnv(t)
+	e.mem.SetAll(map[string]string{ // 1 ms snapshots over a 60 s window
+		"hystrix.command.K.metrics.healthSnapshot.intervalInMilliseconds": "1",
+		"hystrix.command.K.metrics.rollingStats.timeInMilliseconds":       "60000",
+	})
+	m := e.r.Command("K")
+	_, health := want(n)
+	var partial atomic.Int64 // snapshots with some but not all of the completions
+	m.OnHealthCounts(func(h HealthCounts) {
+		if h.TotalRequests > 0 && h.TotalRequests < health.TotalRequests {
+			partial.Add(1)
+		}
+	})
+	stop, done := make(chan struct{}), make(chan time.Duration)
+	go func() {
+		var rolled time.Duration
+		for ; rolled < 50*time.Second; rolled += time.Millisecond {
+			select {
+			case <-stop:
+				done <- rolled
+				return
+			default:
+				e.clk.Advance(time.Millisecond)
+			}
+		}
+		<-stop
+		done <- rolled
+	}()
+	publish(m, 8, n)
+	close(stop)
+	rolled := <-done
+	require.Less(t, rolled, 50*time.Second, "the writers finished inside the health window")
+	e.advance(time.Millisecond)
+	assert.Equal(t, health, m.HealthCounts(), "every completion in exactly one bucket")
+	assert.Positive(t, partial.Load(), "buckets closed while completions were being recorded")
+	e.advance(time.Minute)
+	counts, _ := want(n)
+	for _, ev := range AllEventTypes()[:CommandMaxActive] {
+		assert.Equal(t, counts[ev], m.CumulativeCount(ev), "cumulative %v", ev)
+	}
+	t.Logf("%d completions over %v of rolls, %d partial snapshots", n, rolled, partial.Load())
+}
