@@ -30,9 +30,11 @@
 //
 // A slow client therefore delays only itself and holds at most one interval's frames; a
 // write blocked for longer than the write timeout (WithWriteTimeout, default 10 s) drops
-// it. When the client disconnects the request context ends and ServeHTTP returns at
-// once, freeing its connection slot. Each handler admits at most 5 clients at a time
-// (WithMaxConnections); the next one gets HTTP 503 "MaxConcurrentConnections reached: 5".
+// it, and the drop is logged (WithLogger). When the client disconnects the request
+// context ends and ServeHTTP returns at once, freeing its connection slot. Each handler
+// admits at most 5 clients at a time (WithMaxConnections); the next one gets HTTP 503
+// "MaxConcurrentConnections reached: 5". Only GET streams: every other method, HEAD
+// included, gets 405 with "Allow: GET" and takes no slot.
 //
 // # Usage
 //
