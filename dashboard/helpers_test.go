@@ -125,9 +125,11 @@ func advance(clk *clock.Fake, n int, d time.Duration) {
 	clk.Advance(d)
 }
 
-// golden compares got with testdata/dashboard/name, or rewrites it with -update.
+// golden compares got with testdata/dashboard/name, or rewrites it with -update. Either
+// way every frame must have Hystrix's shape, so -update cannot bless a wrong one.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
+	assertFrames(t, got)
 	path := filepath.Join("..", "testdata", "dashboard", name)
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
