@@ -54,6 +54,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("Content-Type", "text/event-stream;charset=UTF-8")
 	hdr.Set("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate")
 	hdr.Set("Pragma", "no-cache")
+	if h.opts.allowOrigin != "" {
+		hdr.Set("Access-Control-Allow-Origin", h.opts.allowOrigin)
+	}
 	w.WriteHeader(http.StatusOK)
 
 	rc := http.NewResponseController(w)
