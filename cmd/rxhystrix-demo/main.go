@@ -1,10 +1,11 @@
 // Command rxhystrix-demo runs simulated dependencies behind rxhystrix commands, serves
-// the Hystrix dashboard stream and prints a live table of every command once a second,
-// so breakers can be watched opening and closing.
+// the dashboard page and the Hystrix dashboard stream and prints a live table of every
+// command once a second, so breakers can be watched opening and closing.
 //
 //	go run ./cmd/rxhystrix-demo -addr 127.0.0.1:7979 -duration 1m -rate 50
 //
-// Point the Hystrix Dashboard at http://127.0.0.1:7979/hystrix.stream.
+// Open http://127.0.0.1:7979/hystrix/ in a browser, or point the Hystrix Dashboard at
+// http://127.0.0.1:7979/hystrix.stream.
 package main
 
 import (
@@ -73,6 +74,7 @@ func run(ctx context.Context, ln net.Listener, rate int, out io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(out, "rxhystrix demo: dashboard on http://%s%s\n", ln.Addr(), dashboardPath)
 	fmt.Fprintf(out, "rxhystrix demo: dashboard stream on http://%s/hystrix.stream, %d requests/s\n", ln.Addr(), rate)
 
 	began := time.Now()
