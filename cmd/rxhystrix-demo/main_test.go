@@ -39,6 +39,10 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 	frame := firstDataFrame(t, resp)
 	resp.Body.Close()
 	assert.Contains(t, frame, `"type":"HystrixCommand"`)
+	page, err := client.Get("http://" + ln.Addr().String() + dashboardPath)
+	require.NoError(t, err)
+	page.Body.Close()
+	assert.Equal(t, http.StatusOK, page.StatusCode, "the dashboard page")
 
 	select {
 	case err := <-done:
@@ -51,6 +55,7 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 		assert.Contains(t, printed, key)
 	}
 	assert.Contains(t, printed, "--- 1s ---")
+	assert.Contains(t, printed, "rxhystrix demo: dashboard on http://"+ln.Addr().String()+dashboardPath+"\n")
 	assert.True(t, strings.HasSuffix(printed, "rxhystrix demo: stopped\n"), printed)
 }
 

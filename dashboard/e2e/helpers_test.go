@@ -97,12 +97,12 @@ func cardCond(section, name, cond string) string {
 		section, name, cond)
 }
 
-// screenshot writes a PNG of the whole page into dir and prints its path.
+// screenshot writes a PNG of what the window shows into dir and prints its path.
 func (tb *tab) screenshot(dir, name string) string {
 	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.b.Ctx, patience)
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	require.NoError(tb.t, err)
 	path := filepath.Join(dir, name)
 	require.NoError(tb.t, os.WriteFile(path, png, 0o644))

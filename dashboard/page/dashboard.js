@@ -140,7 +140,9 @@
       this.fields = {};
       this.text = {};
       this.head = el('header');
-      this.head.append(el('h3', 'name', name));
+      const title = el('h3', 'name', name);
+      title.title = name; // the whole name, when the card is too narrow for it
+      this.head.append(title);
       this.root.append(this.head);
     }
 
@@ -157,6 +159,17 @@
       e.dataset.field = key;
       this.fields[key] = e;
       return e;
+    }
+
+    // headline appends big numbers, each with its unit: [key, unit] pairs.
+    headline(...pairs) {
+      const line = el('div', 'headline');
+      for (const [key, unit] of pairs) {
+        const m = el('span', 'metric');
+        m.append(this.field('span', 'big', key), ' ', el('span', 'unit', unit));
+        line.append(m);
+      }
+      this.root.append(line);
     }
 
     // list appends a definition list of [key, label] pairs.
@@ -190,10 +203,8 @@
       build(card) {
         card.head.append(card.field('span', 'state', 'state'));
         card.sub('keys');
-        const line = el('div', 'headline');
-        line.append(card.field('span', 'big', 'rate'), el('span', 'unit', 'req/s'),
-          card.field('span', 'big err', 'errorPct'), el('span', 'unit', '% errors'));
-        card.root.append(line, card.field('div', 'since', 'since'));
+        card.headline(['rate', 'req/s'], ['errorPct', '% errors']);
+        card.root.append(card.field('div', 'since', 'since'));
         card.spark = el('canvas', 'spark');
         card.spark.width = 480;
         card.spark.height = 64;
@@ -208,7 +219,7 @@
         card.set('hosts', v.hosts > 1 ? `${hostsText(v.hosts)}, ${one(v.ratePerHost)}/s each` : hostsText(1));
         card.set('rate', one(v.rate));
         card.set('errorPct', one(v.errorPct));
-        card.fields.errorPct.className = `big err${v.errorPct >= 50 ? ' bad' : v.errorPct >= 10 ? ' warn' : ''}`;
+        card.fields.errorPct.className = `big${v.errorPct >= 50 ? ' bad' : v.errorPct >= 10 ? ' warn' : ''}`;
         card.set('state', v.state);
         // A change counts when the same hosts report it, not when a host comes or goes.
         if (item.state !== undefined && item.hosts === v.hosts && item.state !== v.state) {
@@ -230,9 +241,7 @@
       section: 'pools', view: poolView,
       build(card) {
         card.sub();
-        const line = el('div', 'headline');
-        line.append(card.field('span', 'big', 'rate'), el('span', 'unit', 'executions/s'));
-        card.root.append(line);
+        card.headline(['rate', 'executions/s']);
         card.list('c3', [['active', 'Active'], ['queued', 'Queued'], ['poolSize', 'Pool size'],
           ['maxActive', 'Max active'], ['executions', 'Executions'], ['rejections', 'Rejections']]);
       },
@@ -246,9 +255,7 @@
       section: 'collapsers', view: collapserView,
       build(card) {
         card.sub();
-        const line = el('div', 'headline');
-        line.append(card.field('span', 'big', 'perBatch'), el('span', 'unit', 'requests per batch'));
-        card.root.append(line);
+        card.headline(['perBatch', 'requests per batch']);
         card.list('c3', [['batches', 'Batches'], ['requests', 'Requests'], ['p99Batch', 'p99 batch'],
           ['fromCache', 'From cache']]);
       },
