@@ -217,27 +217,13 @@ func TestRegistriesGoldenFrame(t *testing.T) {
 	golden(t, "registries.stream", f.buf.String())
 }
 
-func TestRegistriesUtilization(t *testing.T) {
-	tr := newRegistries(t)
-	publishTraffic(t, tr)
-	assert.Equal(t, Utilization{
-		Commands: map[string]CommandUtilization{"GetUser": {ActiveCount: 2}, "ListUsers": {}},
-		ThreadPools: map[string]ThreadPoolUtilization{"Users": {ActiveCount: 2, QueueSize: 0, CorePoolSize: 4,
-			PoolSize: 2, Utilization: 50}},
-	}, tr.reg.Utilization())
-}
-
 // TestRegistriesConfigStream streams the configuration of the known traffic: Hystrix's
 // fields with the values set in publishTraffic or Hystrix's defaults.
 func TestRegistriesConfigStream(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
 	hclk := clock.NewFake(epoch)
-	c := newTestServer(t, NewConfigHandler(tr.reg, WithClock(hclk))).connect()
-	advance(hclk, 1, DefaultConfigInterval)
-	frames := c.tick(t)
-	require.Len(t, frames, 1)
-	obj := assertShape(t, frames[0])
+	obj := assertShape(t, onlyFrame(t, NewConfigHandler(tr.reg, WithClock(hclk)), hclk))
 
 	// properties (ours) are checked apart: every property, by the name users set it by
 	cp, err := tr.reg.Properties.Command("GetUser", nil)
@@ -297,15 +283,12 @@ func TestRegistriesUtilizationStream(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
 	hclk := clock.NewFake(epoch)
-	c := newTestServer(t, NewUtilizationHandler(tr.reg, WithClock(hclk))).connect()
-	advance(hclk, 1, DefaultUtilizationInterval)
-	frames := c.tick(t)
-	require.Len(t, frames, 1)
-	assertShape(t, frames[0])
+	frame := onlyFrame(t, NewUtilizationHandler(tr.reg, WithClock(hclk)), hclk)
+	assertShape(t, frame)
 	assert.JSONEq(t, `{"type": "HystrixUtilization",
 		"commands": {"GetUser": {"activeCount": 2}, "ListUsers": {"activeCount": 0}},
 		"threadpools": {"Users": {"activeCount": 2, "queueSize": 0, "corePoolSize": 4, "poolSize": 2,
-			"utilization": 50}}}`, frames[0])
+			"utilization": 50}}}`, frame)
 }
 
 func TestRegistriesWithoutRegistries(t *testing.T) {

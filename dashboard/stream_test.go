@@ -98,14 +98,11 @@ func TestUtilizationStream(t *testing.T) {
 	})
 	h := NewUtilizationHandler(p, WithClock(clk))
 	assert.Equal(t, DefaultUtilizationInterval, h.opts.interval)
-	c := newTestServer(t, h).connect()
-	advance(clk, 1, DefaultUtilizationInterval)
-	frames := c.tick(t)
-	require.Len(t, frames, 1)
-	assertShape(t, frames[0])
+	frame := onlyFrame(t, h, clk)
+	assertShape(t, frame)
 	assert.JSONEq(t, `{"type":"HystrixUtilization","commands":{"GetUser":{"activeCount":2}},
 		"threadpools":{"Users":{"activeCount":3,"queueSize":1,"corePoolSize":10,"poolSize":4,"utilization":30}}}`,
-		frames[0])
+		frame)
 }
 
 func TestConfigStream(t *testing.T) {
@@ -118,11 +115,8 @@ func TestConfigStream(t *testing.T) {
 	})
 	h := NewConfigHandler(p, WithClock(clk))
 	assert.Equal(t, DefaultConfigInterval, h.opts.interval)
-	c := newTestServer(t, h).connect()
-	advance(clk, 1, DefaultConfigInterval)
-	frames := c.tick(t)
-	require.Len(t, frames, 1)
-	assertShape(t, frames[0])
+	frame := onlyFrame(t, h, clk)
+	assertShape(t, frame)
 	assert.JSONEq(t, `{"type":"HystrixConfig","commands":{"GetUser":{"threadPoolKey":"Users","groupKey":"Users",
 		"execution":{"isolationStrategy":"THREAD","threadPoolKeyOverride":"Special","requestCacheEnabled":false,
 			"requestLogEnabled":false,"timeoutEnabled":false,"fallbackEnabled":false,"timeoutInMilliseconds":0,
@@ -131,7 +125,7 @@ func TestConfigStream(t *testing.T) {
 			"percentileEnabled":false,"counterBucketSizeInMilliseconds":0,"counterBucketCount":0},
 		"circuitBreaker":{"enabled":false,"isForcedOpen":false,"isForcedClosed":false,"requestVolumeThreshold":0,
 			"errorPercentageThreshold":0,"sleepInMilliseconds":0},
-		"properties":{"execution.isolation.strategy":"THREAD"}}},"threadpools":{},"collapsers":{}}`, frames[0])
+		"properties":{"execution.isolation.strategy":"THREAD"}}},"threadpools":{},"collapsers":{}}`, frame)
 }
 
 func TestEmptyMapsAreObjects(t *testing.T) {
