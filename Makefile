@@ -1,17 +1,17 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test test-bench test-modules fmt-check vet fuzz bench bench-lib cover demo e2e e2e-setup e2e-etcd e2e-prometheus
+.PHONY: build test test-bench test-modules fmt-check vet fuzz bench bench-lib cover demo e2e e2e-setup e2e-etcd e2e-prometheus e2e-browser
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
 # core packages links none of their dependencies. make test vets and tests each of them.
-MODULES := contrib/hystrixetcd contrib/hystrixprom contrib/hystrixotel contrib/hystrixgrpc cmd/rxhystrix-demo
+MODULES := contrib/hystrixetcd contrib/hystrixprom contrib/hystrixotel contrib/hystrixgrpc cmd/rxhystrix-demo dashboard/e2e
 
 # E2E_TARGETS are the end-to-end suites: each starts the real servers it needs (etcd,
 # Prometheus, a browser) on 127.0.0.1 and stops them. make e2e installs what is missing
 # first (scripts/e2e-setup.sh) and then runs them all.
-E2E_TARGETS := e2e-etcd e2e-prometheus
+E2E_TARGETS := e2e-etcd e2e-prometheus e2e-browser
 
 # ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
 ARGS ?=
@@ -62,6 +62,11 @@ e2e-etcd:
 # failure window and checks /metrics with promtool (cmd/rxhystrix-demo/e2e_test.go).
 e2e-prometheus:
 	cd cmd/rxhystrix-demo && $(GO) test -race -tags e2e -run E2E -count=1 -timeout 5m -v .
+
+# e2e-browser drives the dashboard page in headless Chromium: against the demo, several
+# streams summed, a lost stream and 200 circuits. It prints where its screenshots are.
+e2e-browser:
+	cd dashboard/e2e && $(GO) test -tags e2e -count=1 -v -timeout 5m ./...
 
 # test-bench keeps the peer comparison module (bench/, its own go.mod) compiling and its
 # summariser tested against the library as it is.

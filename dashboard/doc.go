@@ -1,17 +1,20 @@
 // Package dashboard serves the Hystrix metrics streams over Server-Sent Events, so the
-// Netflix Hystrix Dashboard and Turbine can watch an rxhystrix process:
+// Netflix Hystrix Dashboard and Turbine can watch an rxhystrix process, and a dashboard
+// page of its own that shows them:
 //
 //	/hystrix.stream              NewStreamHandler       every 500 ms: one HystrixCommand,
 //	                                                    HystrixThreadPool and HystrixCollapser
 //	                                                    frame per key, then a ping
 //	/hystrix/utilization.stream  NewUtilizationHandler  every 500 ms: one HystrixUtilization frame
 //	/hystrix/config.stream       NewConfigHandler       every 5 s: one HystrixConfig frame
+//	/hystrix/                    NewPageHandler         the page (index.html, dashboard.js,
+//	                                                    dashboard.css, embedded)
 //
 // Main types: Handler (the http.Handler of all three streams), Command, ThreadPool and
 // Collapser (the JSON objects of /hystrix.stream with Hystrix's field names), Utilization
-// and Config (the other two streams), Provider / UtilizationProvider / ConfigProvider
-// (where the objects come from) and Registries (the providers over the real config,
-// metrics, breaker and isolation registries).
+// and Config (the other two streams, in the shape of Hystrix's serializers), Provider /
+// UtilizationProvider / ConfigProvider (where the objects come from) and Registries (the
+// providers over the real config, metrics, breaker and isolation registries).
 //
 // How data flows: every connection is served by its own request goroutine with its own
 // timer and reusable buffer; nothing is shared between connections but the provider.
@@ -30,9 +33,11 @@
 //
 // A slow client therefore delays only itself and holds at most one interval's frames; a
 // write blocked for longer than the write timeout (WithWriteTimeout, default 10 s) drops
-// it. When the client disconnects the request context ends and ServeHTTP returns at
-// once, freeing its connection slot. Each handler admits at most 5 clients at a time
-// (WithMaxConnections); the next one gets HTTP 503 "MaxConcurrentConnections reached: 5".
+// it, and the drop is logged (WithLogger). When the client disconnects the request
+// context ends and ServeHTTP returns at once, freeing its connection slot. Each handler
+// admits at most 5 clients at a time (WithMaxConnections); the next one gets HTTP 503
+// "MaxConcurrentConnections reached: 5". Only GET streams: every other method, HEAD
+// included, gets 405 with "Allow: GET" and takes no slot.
 //
 // # Usage
 //
@@ -43,9 +48,31 @@
 //	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(src))
 //	mux.Handle("/hystrix/utilization.stream", dashboard.NewUtilizationHandler(src))
 //	mux.Handle("/hystrix/config.stream", dashboard.NewConfigHandler(src))
+//	mux.Handle("/hystrix/", dashboard.NewPageHandler("/hystrix.stream"))
 //	log.Fatal(http.ListenAndServe(":8080", mux))
 //
-// Then open the Hystrix Dashboard web app (Netflix's hystrix-dashboard or any build of
+// # The page
+//
+// NewPageHandler serves a page that needs nothing else: plain HTML, CSS and script
+// embedded in the binary, no CDN, no build step. It opens an EventSource on each stream
+// URL it is given (default /hystrix.stream; the page address can list others with
+// ?stream=), keeps the latest frame of every name from every stream, and on the next
+// animation frame updates only the cards that changed:
+//
+//	EventSource per stream --JSON frame--> latest frame per (type, name, stream)
+//	    --> sum over streams, as Turbine does (counts, percentiles, reportingHosts,
+//	        open breakers counted in hosts)
+//	    --> per-host values, as Hystrix's dashboard does (error %, latencies and the
+//	        window divided by reportingHosts; rate = requests / window)
+//	    --> one card per circuit, thread pool and collapser; sort, filter
+//
+// A stream that fails is reconnected with backoff (1 s doubling to 10 s) under a "Stream
+// lost, reconnecting" banner; a stream's frames stop counting 10 s after they came, so a
+// lost host leaves the sums. Streams on another origin must send the page's origin in
+// Access-Control-Allow-Origin (WithAllowOrigin). The page's script exposes its pure
+// functions and counters as window.rxhystrixDashboard for tests and the console.
+//
+// Or open the Hystrix Dashboard web app (Netflix's hystrix-dashboard or any build of
 // it), enter http://<host>:8080/hystrix.stream as the stream and press "Monitor Stream".
 // For a cluster, list each instance's /hystrix.stream in Turbine
 // (turbine.instanceUrlSuffix=/hystrix.stream) and give the dashboard Turbine's

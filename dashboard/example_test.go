@@ -17,3 +17,13 @@ func ExampleNewStreamHandler() {
 	mux.Handle("/hystrix/config.stream", dashboard.NewConfigHandler(src, dashboard.WithMaxConnections(2)))
 	log.Fatal(http.ListenAndServe(":8080", mux))
 }
+
+// Serve the dashboard page next to the stream, then open http://<host>:8080/hystrix/.
+// Another instance's stream can be summed in: http://<host>:8080/hystrix/?stream=/hystrix.stream&stream=http://other:8080/hystrix.stream
+// (the other instance mounts its stream with dashboard.WithAllowOrigin("http://<host>:8080")).
+func ExampleNewPageHandler() {
+	mux := http.NewServeMux()
+	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(dashboard.DefaultRegistries()))
+	mux.Handle("/hystrix/", dashboard.NewPageHandler("/hystrix.stream"))
+	log.Fatal(http.ListenAndServe(":8080", mux))
+}

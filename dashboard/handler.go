@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -33,8 +34,15 @@ func newHandler(interval time.Duration, render func(*frames, time.Time), opts []
 // Connections returns the number of clients streaming now.
 func (h *Handler) Connections() int { return int(h.conns.Load()) }
 
-// ServeHTTP streams until the request context ends or a write fails.
+// ServeHTTP streams until the request context ends or a write fails. Only GET is
+// streamed: any other method, HEAD included, gets 405 and takes no slot (a HEAD response
+// ends with its headers, so its client would never end the request).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		http.Error(w, "method not allowed: "+r.Method, http.StatusMethodNotAllowed)
+		return
+	}
 	if h.conns.Add(1) > int64(h.opts.maxConns) {
 		h.conns.Add(-1)
 		h.reject(w)
@@ -46,6 +54,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("Content-Type", "text/event-stream;charset=UTF-8")
 	hdr.Set("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate")
 	hdr.Set("Pragma", "no-cache")
+	if h.opts.allowOrigin != "" {
+		hdr.Set("Access-Control-Allow-Origin", h.opts.allowOrigin)
+	}
 	w.WriteHeader(http.StatusOK)
 
 	rc := http.NewResponseController(w)
@@ -99,8 +110,11 @@ func (h *Handler) send(w http.ResponseWriter, rc *http.ResponseController, f *fr
 	return true
 }
 
+// drop logs why a client is dropped, unless it left by itself. A write that passed its
+// deadline is always logged: net/http cancels the request context when a write fails,
+// so the context alone cannot tell a client that stopped reading from one that left.
 func (h *Handler) drop(r *http.Request, err error) {
-	if r.Context().Err() != nil {
+	if r.Context().Err() != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 		return // the client left; nothing worth logging
 	}
 	h.opts.log.Warn("dashboard: dropping stream client", "remote", r.RemoteAddr, "path", r.URL.Path, "err", err)

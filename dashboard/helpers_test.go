@@ -125,9 +125,22 @@ func advance(clk *clock.Fake, n int, d time.Duration) {
 	clk.Advance(d)
 }
 
-// golden compares got with testdata/dashboard/name, or rewrites it with -update.
+// onlyFrame streams h, made with the fake clock clk, for one of its intervals and
+// returns the one frame it writes.
+func onlyFrame(t *testing.T, h *Handler, clk *clock.Fake) string {
+	t.Helper()
+	c := newTestServer(t, h).connect()
+	advance(clk, 1, h.opts.interval)
+	frames := c.tick(t)
+	require.Len(t, frames, 1)
+	return frames[0]
+}
+
+// golden compares got with testdata/dashboard/name, or rewrites it with -update. Either
+// way every frame must have Hystrix's shape, so -update cannot bless a wrong one.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
+	assertFrames(t, got)
 	path := filepath.Join("..", "testdata", "dashboard", name)
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))

@@ -25,6 +25,7 @@ type options struct {
 	writeTimeout time.Duration
 	clk          clock.Clock
 	log          *slog.Logger
+	allowOrigin  string
 }
 
 func newOptions(interval time.Duration, opts []Option) options {
@@ -85,4 +86,12 @@ func WithLogger(l *slog.Logger) Option {
 			o.log = l
 		}
 	}
+}
+
+// WithAllowOrigin lets pages of another origin read the stream: it is sent as the
+// Access-Control-Allow-Origin header ("https://ops.example.com", or "*" for any). Use
+// it on every instance whose stream a dashboard page elsewhere sums (NewPageHandler).
+// Default: none, so browsers let only pages of the stream's own origin read it.
+func WithAllowOrigin(origin string) Option {
+	return func(o *options) { o.allowOrigin = origin }
 }

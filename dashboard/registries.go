@@ -85,25 +85,105 @@ func (r Registries) Utilization() Utilization {
 	return u
 }
 
-// Config returns every property of every command, thread-pool and collapser key of the
-// Properties store, with its current value.
+// Config returns the configuration of every command, thread-pool and collapser key of
+// the Properties store, with current values.
 func (r Registries) Config() Config {
 	if r.Properties == nil {
 		return Config{}
 	}
-	c := Config{Commands: map[string]CommandConfig{}, ThreadPools: map[string]KeyConfig{},
-		Collapsers: map[string]KeyConfig{}}
+	c := Config{Commands: map[string]CommandConfig{}, ThreadPools: map[string]ThreadPoolConfig{},
+		Collapsers: map[string]CollapserConfig{}}
 	for _, p := range r.Properties.Commands() {
-		group, pool := r.keys(p.Key(), p)
-		c.Commands[p.Key()] = CommandConfig{GroupKey: group, ThreadPoolKey: pool, Properties: settings(p.Settings())}
+		c.Commands[p.Key()] = r.commandConfig(p)
 	}
 	for _, p := range r.Properties.ThreadPools() {
-		c.ThreadPools[p.Key()] = KeyConfig{Properties: settings(p.Settings())}
+		c.ThreadPools[p.Key()] = threadPoolConfig(p)
 	}
 	for _, p := range r.Properties.Collapsers() {
-		c.Collapsers[p.Key()] = KeyConfig{Properties: settings(p.Settings())}
+		c.Collapsers[p.Key()] = collapserConfig(p)
 	}
 	return c
+}
+
+func (r Registries) commandConfig(p *config.CommandProperties) CommandConfig {
+	c := CommandConfig{
+		Execution: ExecutionConfig{
+			IsolationStrategy:        p.IsolationStrategy.Get().String(),
+			RequestCacheEnabled:      p.RequestCacheEnabled.Get(),
+			RequestLogEnabled:        p.RequestLogEnabled.Get(),
+			TimeoutEnabled:           p.ExecutionTimeoutEnabled.Get(),
+			FallbackEnabled:          p.FallbackEnabled.Get(),
+			TimeoutInMilliseconds:    p.ExecutionTimeout.Get().Milliseconds(),
+			SemaphoreSize:            p.ExecutionMaxConcurrentRequests.Get(),
+			FallbackSemaphoreSize:    p.FallbackMaxConcurrentRequests.Get(),
+			ThreadInterruptOnTimeout: p.InterruptOnTimeout.Get(),
+		},
+		Metrics: CommandMetricsConfig{
+			HealthBucketSizeInMs: p.HealthSnapshotInterval.Get().Milliseconds(),
+			MetricsConfig: metricsConfig(p.RollingPercentileWindow.Get(), p.RollingPercentileBuckets.Get(),
+				p.RollingPercentileEnabled.Get(), p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()),
+		},
+		CircuitBreaker: CircuitBreakerConfig{
+			Enabled:                  p.CircuitBreakerEnabled.Get(),
+			IsForcedOpen:             p.CircuitBreakerForceOpen.Get(),
+			IsForcedClosed:           p.CircuitBreakerForceClosed.Get(),
+			RequestVolumeThreshold:   p.CircuitBreakerRequestVolumeThreshold.Get(),
+			ErrorPercentageThreshold: p.CircuitBreakerErrorThresholdPercentage.Get(),
+			SleepInMilliseconds:      p.CircuitBreakerSleepWindow.Get().Milliseconds(),
+		},
+		Properties: settings(p.Settings()),
+	}
+	c.GroupKey, c.ThreadPoolKey = r.keys(p.Key(), p)
+	if o := p.ThreadPoolKeyOverride.Get(); o != "" {
+		c.Execution.ThreadPoolKeyOverride = &o
+	}
+	return c
+}
+
+func threadPoolConfig(p *config.ThreadPoolProperties) ThreadPoolConfig {
+	window, buckets := p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()
+	return ThreadPoolConfig{
+		CoreSize:                              p.CoreSize.Get(),
+		MaximumSize:                           p.MaximumSize.Get(),
+		MaxQueueSize:                          p.MaxQueueSize.Get(),
+		QueueRejectionThreshold:               p.QueueSizeRejectionThreshold.Get(),
+		KeepAliveTimeInMinutes:                int64(p.KeepAlive.Get() / time.Minute),
+		AllowMaximumSizeToDivergeFromCoreSize: p.AllowMaximumSizeToDivergeFromCoreSize.Get(),
+		CounterBucketSizeInMilliseconds:       (window / time.Duration(buckets)).Milliseconds(),
+		CounterBucketCount:                    buckets,
+		Properties:                            settings(p.Settings()),
+	}
+}
+
+func collapserConfig(p *config.CollapserProperties) CollapserConfig {
+	return CollapserConfig{
+		MaxRequestsInBatch:       maxRequestsInBatch(p),
+		TimerDelayInMilliseconds: p.TimerDelay.Get().Milliseconds(),
+		RequestCacheEnabled:      p.RequestCacheEnabled.Get(),
+		Metrics: metricsConfig(p.RollingPercentileWindow.Get(), p.RollingPercentileBuckets.Get(),
+			p.RollingPercentileEnabled.Get(), p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()),
+		Properties: settings(p.Settings()),
+	}
+}
+
+// metricsConfig describes a percentile window and a counter window by their buckets
+// (the store guarantees bucket counts of at least 1).
+func metricsConfig(pctWindow time.Duration, pctBuckets int, pctEnabled bool, window time.Duration, buckets int) MetricsConfig {
+	return MetricsConfig{
+		PercentileBucketSizeInMilliseconds: (pctWindow / time.Duration(pctBuckets)).Milliseconds(),
+		PercentileBucketCount:              pctBuckets,
+		PercentileEnabled:                  pctEnabled,
+		CounterBucketSizeInMilliseconds:    (window / time.Duration(buckets)).Milliseconds(),
+		CounterBucketCount:                 buckets,
+	}
+}
+
+// maxRequestsInBatch is the batch limit as Hystrix reports it: UnboundedBatch for none.
+func maxRequestsInBatch(p *config.CollapserProperties) int {
+	if n := p.MaxRequestsInBatch.Get(); n > 0 {
+		return n
+	}
+	return UnboundedBatch
 }
 
 func (r Registries) command(m *metrics.CommandMetrics, p *config.CommandProperties) Command {
@@ -206,10 +286,7 @@ func collapser(m *metrics.CollapserMetrics, p *config.CollapserProperties) Colla
 	}
 	if p != nil {
 		c.PropertyValueRequestCacheEnabled = p.RequestCacheEnabled.Get()
-		c.PropertyValueMaxRequestsInBatch = p.MaxRequestsInBatch.Get()
-		if c.PropertyValueMaxRequestsInBatch == 0 {
-			c.PropertyValueMaxRequestsInBatch = UnboundedBatch
-		}
+		c.PropertyValueMaxRequestsInBatch = maxRequestsInBatch(p)
 		c.PropertyValueTimerDelayInMilliseconds = p.TimerDelay.Get().Milliseconds()
 	}
 	return c

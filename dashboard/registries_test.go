@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"sync"
@@ -216,44 +215,80 @@ func TestRegistriesGoldenFrame(t *testing.T) {
 	h.render(f, tr.clk.Now())
 	f.ping()
 	golden(t, "registries.stream", f.buf.String())
-	for i, frame := range bytes.Split(bytes.TrimSpace(f.buf.Bytes()), []byte("\n\n")) {
-		if i < 2 {
-			shape := commandShape
-			if i == 1 {
-				shape = overriddenShape()
-			}
-			assertShape(t, string(bytes.TrimPrefix(frame, []byte("data: "))), shape)
-		}
-	}
 }
 
-func TestRegistriesUtilization(t *testing.T) {
+// TestRegistriesConfigStream streams the configuration of the known traffic: Hystrix's
+// fields with the values set in publishTraffic or Hystrix's defaults.
+func TestRegistriesConfigStream(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
-	assert.Equal(t, Utilization{
-		Commands: map[string]CommandUtilization{"GetUser": {ActiveCount: 2}, "ListUsers": {}},
-		ThreadPools: map[string]ThreadPoolUtilization{"Users": {ActiveCount: 2, QueueSize: 0, CorePoolSize: 4,
-			PoolSize: 2, Utilization: 50}},
-	}, tr.reg.Utilization())
-}
+	hclk := clock.NewFake(epoch)
+	obj := assertShape(t, onlyFrame(t, NewConfigHandler(tr.reg, WithClock(hclk)), hclk))
 
-func TestRegistriesConfig(t *testing.T) {
-	tr := newRegistries(t)
-	publishTraffic(t, tr)
-	c := tr.reg.Config()
-	require.Contains(t, c.Commands, "GetUser")
-	get := c.Commands["GetUser"]
-	assert.Equal(t, "Users", get.GroupKey)
-	assert.Equal(t, "Users", get.ThreadPoolKey)
-	assert.Equal(t, "250", get.Properties["execution.isolation.thread.timeoutInMilliseconds"], "set in code")
-	assert.Equal(t, "10", get.Properties["circuitBreaker.requestVolumeThreshold"], "dynamic")
-	assert.Equal(t, "THREAD", get.Properties["execution.isolation.strategy"], "default")
+	// properties (ours) are checked apart: every property, by the name users set it by
 	cp, err := tr.reg.Properties.Command("GetUser", nil)
 	require.NoError(t, err)
-	assert.Len(t, get.Properties, len(cp.Settings()), "every property")
-	assert.Equal(t, "Special", c.Commands["ListUsers"].ThreadPoolKey)
-	assert.Equal(t, "4", c.ThreadPools["Users"].Properties["coreSize"])
-	assert.Equal(t, "20", c.Collapsers["UserBatch"].Properties["timerDelayInMilliseconds"])
+	props := obj["commands"].(map[string]any)["GetUser"].(map[string]any)["properties"].(map[string]any)
+	assert.Len(t, props, len(cp.Settings()), "every property")
+	assert.Equal(t, "250", props["execution.isolation.thread.timeoutInMilliseconds"], "set in code")
+	assert.Equal(t, "10", props["circuitBreaker.requestVolumeThreshold"], "dynamic")
+	assert.Equal(t, "THREAD", props["execution.isolation.strategy"], "default")
+	pool := obj["threadpools"].(map[string]any)["Users"].(map[string]any)
+	assert.Equal(t, "4", pool["properties"].(map[string]any)["coreSize"])
+	col := obj["collapsers"].(map[string]any)["UserBatch"].(map[string]any)
+	assert.Equal(t, "20", col["properties"].(map[string]any)["timerDelayInMilliseconds"])
+	for _, section := range []string{"commands", "threadpools", "collapsers"} {
+		for _, v := range obj[section].(map[string]any) {
+			delete(v.(map[string]any), "properties")
+		}
+	}
+
+	rest, err := json.Marshal(obj)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type": "HystrixConfig",
+		"commands": {
+			"GetUser": {"threadPoolKey": "Users", "groupKey": "Users",
+				"execution": {"isolationStrategy": "THREAD", "threadPoolKeyOverride": null,
+					"requestCacheEnabled": true, "requestLogEnabled": true, "timeoutEnabled": true,
+					"fallbackEnabled": true, "timeoutInMilliseconds": 250, "semaphoreSize": 10,
+					"fallbackSemaphoreSize": 10, "threadInterruptOnTimeout": true},
+				"metrics": {"healthBucketSizeInMs": 500, "percentileBucketSizeInMilliseconds": 10000,
+					"percentileBucketCount": 6, "percentileEnabled": true,
+					"counterBucketSizeInMilliseconds": 1000, "counterBucketCount": 10},
+				"circuitBreaker": {"enabled": true, "isForcedOpen": false, "isForcedClosed": false,
+					"requestVolumeThreshold": 10, "errorPercentageThreshold": 50, "sleepInMilliseconds": 5000}},
+			"ListUsers": {"threadPoolKey": "Special", "groupKey": "ListUsers",
+				"execution": {"isolationStrategy": "SEMAPHORE", "threadPoolKeyOverride": "Special",
+					"requestCacheEnabled": true, "requestLogEnabled": true, "timeoutEnabled": true,
+					"fallbackEnabled": true, "timeoutInMilliseconds": 1000, "semaphoreSize": 10,
+					"fallbackSemaphoreSize": 10, "threadInterruptOnTimeout": true},
+				"metrics": {"healthBucketSizeInMs": 500, "percentileBucketSizeInMilliseconds": 10000,
+					"percentileBucketCount": 6, "percentileEnabled": true,
+					"counterBucketSizeInMilliseconds": 1000, "counterBucketCount": 10},
+				"circuitBreaker": {"enabled": true, "isForcedOpen": false, "isForcedClosed": false,
+					"requestVolumeThreshold": 20, "errorPercentageThreshold": 50, "sleepInMilliseconds": 5000}}},
+		"threadpools": {
+			"Users": {"coreSize": 4, "maximumSize": 10, "maxQueueSize": 10, "queueRejectionThreshold": 8,
+				"keepAliveTimeInMinutes": 1, "allowMaximumSizeToDivergeFromCoreSize": false,
+				"counterBucketSizeInMilliseconds": 1000, "counterBucketCount": 10}},
+		"collapsers": {
+			"UserBatch": {"maxRequestsInBatch": 2147483647, "timerDelayInMilliseconds": 20,
+				"requestCacheEnabled": true,
+				"metrics": {"percentileBucketSizeInMilliseconds": 10000, "percentileBucketCount": 6,
+					"percentileEnabled": true, "counterBucketSizeInMilliseconds": 1000, "counterBucketCount": 10}}}
+	}`, string(rest))
+}
+
+func TestRegistriesUtilizationStream(t *testing.T) {
+	tr := newRegistries(t)
+	publishTraffic(t, tr)
+	hclk := clock.NewFake(epoch)
+	frame := onlyFrame(t, NewUtilizationHandler(tr.reg, WithClock(hclk)), hclk)
+	assertShape(t, frame)
+	assert.JSONEq(t, `{"type": "HystrixUtilization",
+		"commands": {"GetUser": {"activeCount": 2}, "ListUsers": {"activeCount": 0}},
+		"threadpools": {"Users": {"activeCount": 2, "queueSize": 0, "corePoolSize": 4, "poolSize": 2,
+			"utilization": 50}}}`, frame)
 }
 
 func TestRegistriesWithoutRegistries(t *testing.T) {
@@ -280,7 +315,8 @@ func TestRegistriesGaugesFromMetricsWithoutPools(t *testing.T) {
 	assert.False(t, s.Commands[0].IsCircuitBreakerOpen, "no breaker registry: reported closed")
 }
 
-// TestRegistriesOverHTTP streams the known traffic end to end.
+// TestRegistriesOverHTTP streams the known traffic end to end and reads each frame by
+// Hystrix's field names, with the values publishTraffic implies.
 func TestRegistriesOverHTTP(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
@@ -290,17 +326,71 @@ func TestRegistriesOverHTTP(t *testing.T) {
 	advance(hclk, 1, DefaultInterval)
 	frames := c.tick(t)
 	require.Len(t, frames, 4, "two commands, one pool, one collapser")
+	now := float64(hclk.Now().UnixMilli())
 
-	want := tr.reg.Snapshot()
-	var get Command
-	require.NoError(t, json.Unmarshal([]byte(frames[0]), &get))
-	w := want.Commands[0]
-	w.Type, w.CurrentTime = TypeCommand, hclk.Now().UnixMilli()
-	assert.Equal(t, w, get)
-	var pool ThreadPool
-	require.NoError(t, json.Unmarshal([]byte(frames[2]), &pool))
-	assert.Equal(t, "Users", pool.Name)
-	assert.Equal(t, int64(25), pool.RollingCountThreadsExecuted)
+	get := assertShape(t, frames[0])
+	// ranks of 25 samples: 5, 10 x12, 50 x9, 250 x3 (1% sketch accuracy); total is 1 ms more
+	levels := []string{"0", "25", "50", "75", "90", "95", "99", "99.5", "100"}
+	latency := []float64{5, 10, 10, 50, 50, 250, 250, 250, 250}
+	for i, l := range levels {
+		assert.InDelta(t, latency[i], get["latencyExecute"].(map[string]any)[l], latency[i]/100+0.5, "execute p%s", l)
+		assert.InDelta(t, latency[i]+1, get["latencyTotal"].(map[string]any)[l], latency[i]/100+0.5, "total p%s", l)
+	}
+	delete(get, "latencyExecute")
+	delete(get, "latencyTotal")
+	assert.Equal(t, map[string]any{
+		"type": "HystrixCommand", "name": "GetUser", "group": "Users", "threadPool": "Users", "currentTime": now,
+		"isCircuitBreakerOpen": true, "errorPercentage": 52.0, "errorCount": 13.0, "requestCount": 25.0,
+		"rollingCountBadRequests": 1.0, "rollingCountCollapsedRequests": 0.0, "rollingCountEmit": 12.0,
+		"rollingCountExceptionsThrown": 4.0, "rollingCountFailure": 9.0, "rollingCountFallbackEmit": 12.0,
+		"rollingCountFallbackFailure": 0.0, "rollingCountFallbackMissing": 3.0,
+		"rollingCountFallbackRejection": 0.0, "rollingCountFallbackSuccess": 12.0,
+		"rollingCountResponsesFromCache": 1.0, "rollingCountSemaphoreRejected": 0.0,
+		"rollingCountShortCircuited": 2.0, "rollingCountSuccess": 12.0, "rollingCountThreadPoolRejected": 1.0,
+		"rollingCountTimeout": 3.0, "currentConcurrentExecutionCount": 2.0,
+		"rollingMaxConcurrentExecutionCount": 2.0, "latencyExecute_mean": 53.0, "latencyTotal_mean": 54.0,
+		"propertyValue_circuitBreakerRequestVolumeThreshold":             10.0,
+		"propertyValue_circuitBreakerSleepWindowInMilliseconds":          5000.0,
+		"propertyValue_circuitBreakerErrorThresholdPercentage":           50.0,
+		"propertyValue_circuitBreakerForceOpen":                          false,
+		"propertyValue_circuitBreakerForceClosed":                        false,
+		"propertyValue_circuitBreakerEnabled":                            true,
+		"propertyValue_executionIsolationStrategy":                       "THREAD",
+		"propertyValue_executionIsolationThreadTimeoutInMilliseconds":    250.0,
+		"propertyValue_executionTimeoutInMilliseconds":                   250.0,
+		"propertyValue_executionIsolationThreadInterruptOnTimeout":       true,
+		"propertyValue_executionIsolationThreadPoolKeyOverride":          nil,
+		"propertyValue_executionIsolationSemaphoreMaxConcurrentRequests": 10.0,
+		"propertyValue_fallbackIsolationSemaphoreMaxConcurrentRequests":  10.0,
+		"propertyValue_metricsRollingStatisticalWindowInMilliseconds":    10000.0,
+		"propertyValue_requestCacheEnabled":                              true,
+		"propertyValue_requestLogEnabled":                                true,
+		"reportingHosts":                                                 1.0,
+	}, get)
+
+	list := assertShape(t, frames[1])
+	assert.Equal(t, "ListUsers", list["name"])
+	assert.Equal(t, "Special", list["threadPool"])
+	assert.Equal(t, "Special", list["propertyValue_executionIsolationThreadPoolKeyOverride"])
+	assert.Equal(t, 0.0, list["requestCount"])
+
+	assert.Equal(t, map[string]any{
+		"type": "HystrixThreadPool", "name": "Users", "currentTime": now, "currentActiveCount": 2.0,
+		"currentCompletedTaskCount": 1.0, "currentCorePoolSize": 4.0, "currentLargestPoolSize": 2.0,
+		"currentMaximumPoolSize": 4.0, "currentPoolSize": 2.0, "currentQueueSize": 0.0,
+		"currentTaskCount": 3.0, "rollingCountThreadsExecuted": 25.0, "rollingMaxActiveThreads": 2.0,
+		"rollingCountCommandRejections": 1.0, "propertyValue_queueSizeRejectionThreshold": 8.0,
+		"propertyValue_metricsRollingStatisticalWindowInMilliseconds": 10000.0, "reportingHosts": 1.0,
+	}, assertShape(t, frames[2]))
+
+	assert.Equal(t, map[string]any{
+		"type": "HystrixCollapser", "name": "UserBatch", "currentTime": now,
+		"rollingCountRequestsBatched": 18.0, "rollingCountBatches": 3.0, "rollingCountResponsesFromCache": 2.0,
+		"batchSize_mean": 6.0, "batchSize": map[string]any{"25": 3.0, "50": 5.0, "75": 5.0, "90": 5.0,
+			"95": 5.0, "99": 5.0, "99.5": 5.0, "100": 10.0},
+		"propertyValue_requestCacheEnabled": true, "propertyValue_maxRequestsInBatch": 2147483647.0,
+		"propertyValue_timerDelayInMilliseconds": 20.0, "reportingHosts": 1.0,
+	}, assertShape(t, frames[3]))
 }
 
 func TestRegistriesMetricsOnly(t *testing.T) {

@@ -1,15 +1,15 @@
 // Command rxhystrix-demo runs simulated dependencies as HTTP servers on 127.0.0.1, calls
-// them through hystrixhttp.Transport (one command key each), serves the Hystrix
-// dashboard stream and Prometheus metrics and prints a live table of every command once
-// a second, so breakers can be watched opening and closing.
+// them through hystrixhttp.Transport (one command key each), serves the dashboard page,
+// the Hystrix dashboard stream and Prometheus metrics, and prints a live table of every
+// command once a second, so breakers can be watched opening and closing.
 //
 //	go run . -addr 127.0.0.1:7979 -duration 1m -rate 50 [-trace]
 //
-// Point the Hystrix Dashboard at http://127.0.0.1:7979/hystrix.stream and Prometheus at
-// http://127.0.0.1:7979/metrics. With -trace every page and every command execution is
-// an OpenTelemetry span, printed to stdout as JSON. The demo is a module of its own
-// (cmd/rxhystrix-demo/go.mod), so the library's module requires neither client_golang
-// nor the OpenTelemetry SDK.
+// Open http://127.0.0.1:7979/hystrix/ in a browser, or point the Hystrix Dashboard at
+// http://127.0.0.1:7979/hystrix.stream, and Prometheus at http://127.0.0.1:7979/metrics.
+// With -trace every page and every command execution is an OpenTelemetry span, printed
+// to stdout as JSON. The demo is a module of its own (cmd/rxhystrix-demo/go.mod), so the
+// library's module requires neither client_golang nor the OpenTelemetry SDK.
 package main
 
 import (
@@ -94,6 +94,7 @@ func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Wri
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(out, "rxhystrix demo: dashboard on http://%s%s\n", ln.Addr(), dashboardPath)
 	fmt.Fprintf(out, "rxhystrix demo: dashboard stream on http://%s/hystrix.stream, %d requests/s\n", ln.Addr(), rate)
 	fmt.Fprintf(out, "rxhystrix demo: Prometheus metrics on http://%s/metrics\n", ln.Addr())
 

@@ -42,6 +42,10 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 	frame := firstDataFrame(t, resp)
 	resp.Body.Close()
 	assert.Contains(t, frame, `"type":"HystrixCommand"`)
+	page, err := client.Get("http://" + ln.Addr().String() + dashboardPath)
+	require.NoError(t, err)
+	page.Body.Close()
+	assert.Equal(t, http.StatusOK, page.StatusCode, "the dashboard page")
 
 	metrics := get(t, client, "http://"+ln.Addr().String()+"/metrics")
 	for _, key := range []string{"GetUser", "CheckInventory", "GetRecommendations", "AuthorizePayment"} {
@@ -60,6 +64,7 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 	}
 	assert.Contains(t, printed, "--- 1s ---")
 	assert.NotContains(t, printed, `"SpanContext"`, "no traces unless asked")
+	assert.Contains(t, printed, "rxhystrix demo: dashboard on http://"+ln.Addr().String()+dashboardPath+"\n")
 	assert.True(t, strings.HasSuffix(printed, "rxhystrix demo: stopped\n"), printed)
 }
 

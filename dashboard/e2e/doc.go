@@ -1,0 +1,6 @@
+// Package e2e drives the dashboard page (dashboard.NewPageHandler) in a real headless
+// Chromium with chromedp: against the demo, against several streams summed like Turbine,
+// through a lost stream, and with 200 circuits. It is a module of its own so that
+// chromedp never enters the core module. The tests carry the build tag e2e; run them
+// with make e2e-browser (make e2e installs Chromium first when it is missing).
+package e2e
