@@ -1,6 +1,8 @@
 package command
 
 import (
+	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -8,79 +10,114 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 )
 
-// deadlines is the timer of one command key: the deadlines of its racing executions in
-// one list ordered by deadline, and one clock timer armed for the earliest. Executions of a
-// key share a timeout, so a new deadline almost always goes to the tail and adding one is a
-// lock and a link; an execution that ends first unlinks itself. The timer is re-armed only
-// when it fires (for whatever head the list has then) or when a new head is earlier than
-// the armed time, so under steady traffic it fires about once per timeout period, however
-// many executions pass: no runtime timer and no allocation per execution.
+// deadlines is the timer of one command key. Its racing executions wait in a few queues
+// (stripes, so that parallel callers share no lock), each ordered by deadline with one
+// clock timer armed for its earliest. Executions of a key share a timeout, so a new
+// deadline almost always goes to the tail and adding one is a lock and a link; an execution
+// that ends first unlinks itself. A timer is re-armed only when it fires (for whatever head
+// its queue has then) or when a new head is earlier than the armed time, so under steady
+// traffic each fires about once per timeout period, however many executions pass: no
+// runtime timer and no allocation per execution. The stripes are made on the first
+// deadline: a key whose runs never wait for their context costs one pointer.
 type deadlines struct {
-	rt *Runtime // its clock and base time
+	rt      *Runtime // its clock and base time
+	stripes atomic.Pointer[[]deadlineQueue]
+}
 
+// deadlineQueue is one stripe of a key's deadlines.
+type deadlineQueue struct {
+	rt         *Runtime
 	mu         sync.Mutex
 	head, tail *execution
 	timer      clock.Timer
 	armedFor   time.Duration // the deadline the timer fires at, valid while timer != nil
+	_          [64]byte      // each stripe on cache lines of its own
 }
 
-// deadline is an execution's place in its key's deadline queue (guarded by deadlines.mu;
+// deadline is an execution's place in its key's deadlines (guarded by its queue's mu;
 // queued may be read without it, to skip the lock for executions never queued).
 type deadline struct {
 	at         time.Duration // offset from the runtime's base
+	q          *deadlineQueue
 	prev, next *execution
 	queued     atomic.Bool
 }
 
-// add queues x to expire at offset at.
+// add queues x to expire at offset at, on a stripe picked at random.
 func (d *deadlines) add(x *execution, at time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	qs := d.stripes.Load()
+	if qs == nil {
+		qs = d.makeStripes()
+	}
+	(*qs)[rand.Uint32()&uint32(len(*qs)-1)].add(x, at)
+}
+
+// makeStripes makes the stripes once: a power of two, twice GOMAXPROCS, at most 16.
+func (d *deadlines) makeStripes() *[]deadlineQueue {
+	n := 1
+	for n < 2*runtime.GOMAXPROCS(0) && n < 16 {
+		n *= 2
+	}
+	qs := make([]deadlineQueue, n)
+	for i := range qs {
+		qs[i].rt = d.rt
+	}
+	if d.stripes.CompareAndSwap(nil, &qs) {
+		return &qs
+	}
+	return d.stripes.Load()
+}
+
+// remove unlinks x if it is queued; it is safe to call more than once.
+func (d *deadlines) remove(x *execution) {
 	dl := &x.rc.dl
-	dl.at = at
+	if !dl.queued.Load() {
+		return
+	}
+	q := dl.q
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.unlinkLocked(x)
+}
+
+func (q *deadlineQueue) add(x *execution, at time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	dl := &x.rc.dl
+	dl.at, dl.q = at, q
 	dl.queued.Store(true)
-	after := d.tail // the last execution due no later than x
+	after := q.tail // the last execution due no later than x
 	for after != nil && after.rc.dl.at > at {
 		after = after.rc.dl.prev
 	}
 	dl.prev = after
 	if after == nil {
-		dl.next, d.head = d.head, x
+		dl.next, q.head = q.head, x
 	} else {
 		dl.next, after.rc.dl.next = after.rc.dl.next, x
 	}
 	if dl.next == nil {
-		d.tail = x
+		q.tail = x
 	} else {
 		dl.next.rc.dl.prev = x
 	}
-	if d.timer == nil || at < d.armedFor {
-		d.armLocked(at)
+	if q.timer == nil || at < q.armedFor {
+		q.armLocked(at)
 	}
 }
 
-// remove unlinks x if it is queued; it is safe to call more than once.
-func (d *deadlines) remove(x *execution) {
-	if !x.rc.dl.queued.Load() {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.unlinkLocked(x)
-}
-
-func (d *deadlines) unlinkLocked(x *execution) {
+func (q *deadlineQueue) unlinkLocked(x *execution) {
 	dl := &x.rc.dl
 	if !dl.queued.Load() {
 		return
 	}
 	if dl.prev == nil {
-		d.head = dl.next
+		q.head = dl.next
 	} else {
 		dl.prev.rc.dl.next = dl.next
 	}
 	if dl.next == nil {
-		d.tail = dl.prev
+		q.tail = dl.prev
 	} else {
 		dl.next.rc.dl.prev = dl.prev
 	}
@@ -89,28 +126,28 @@ func (d *deadlines) unlinkLocked(x *execution) {
 }
 
 // armLocked (re)arms the timer for offset at.
-func (d *deadlines) armLocked(at time.Duration) {
-	if d.timer != nil {
-		d.timer.Stop()
+func (q *deadlineQueue) armLocked(at time.Duration) {
+	if q.timer != nil {
+		q.timer.Stop()
 	}
-	d.armedFor = at
-	d.timer = d.rt.clk.AfterFunc(at-d.rt.clk.Since(d.rt.base), d.fire)
+	q.armedFor = at
+	q.timer = q.rt.clk.AfterFunc(at-q.rt.clk.Since(q.rt.base), q.fire)
 }
 
 // fire expires every execution whose deadline has passed and re-arms for the next one.
-func (d *deadlines) fire() {
-	now := d.rt.clk.Since(d.rt.base)
+func (q *deadlineQueue) fire() {
+	now := q.rt.clk.Since(q.rt.base)
 	var due []*execution
-	d.mu.Lock()
-	for x := d.head; x != nil && x.rc.dl.at <= now; x = d.head {
-		d.unlinkLocked(x)
+	q.mu.Lock()
+	for x := q.head; x != nil && x.rc.dl.at <= now; x = q.head {
+		q.unlinkLocked(x)
 		due = append(due, x)
 	}
-	d.timer = nil
-	if d.head != nil {
-		d.armLocked(d.head.rc.dl.at)
+	q.timer = nil
+	if q.head != nil {
+		q.armLocked(q.head.rc.dl.at)
 	}
-	d.mu.Unlock()
+	q.mu.Unlock()
 	for _, x := range due {
 		x.expire()
 	}

@@ -80,10 +80,16 @@ func (e *env) assertIdle(key string) {
 // assertNoDeadlines checks that no execution of key waits in its deadline queue.
 func (e *env) assertNoDeadlines(key string) {
 	e.t.Helper()
-	d := &e.key(key).deadlines
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	assert.Nil(e.t, d.head, "deadline queue of %s", key)
+	qs := e.key(key).deadlines.stripes.Load()
+	if qs == nil {
+		return
+	}
+	for i := range *qs {
+		q := &(*qs)[i]
+		q.mu.Lock()
+		assert.Nil(e.t, q.head, "deadline queue %d of %s", i, key)
+		q.mu.Unlock()
+	}
 }
 
 func ev(es ...metrics.EventType) []metrics.EventType { return es }

@@ -66,7 +66,8 @@ func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 		err = config.ValidateThreadPool(s.ThreadPoolKey, s.ThreadPoolProperties)
 	}
 	if err != nil {
-		ks.err, ks.invalid = err, s
+		first := *s // a copy: keeping s would make every New's Setter escape
+		ks.err, ks.invalid = err, &first
 		if s.CommandKey != "" {
 			ks.metrics = r.metrics.Command(s.CommandKey) // misconfigured executions show up
 		}

@@ -1,0 +1,48 @@
+//go:build !race
+
+package command
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFrontDoorAllocations pins what each front door allocates per call on SEMAPHORE
+// isolation (the race detector changes allocation counts, so this runs without it): the
+// Command itself, plus the done channel for a run that watches its context, the future for
+// Queue, and the replay machinery for Observe.
+func TestFrontDoorAllocations(t *testing.T) {
+	s := semaphoreSetter(NewRuntime())
+	defer s.Runtime.Close()
+	ctx := context.Background()
+	watching := func(ctx context.Context) (int, error) {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		default:
+			return 1, nil
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		max  float64
+		call func()
+	}{
+		{"Execute", 1, func() { _, _ = New(s, benchRun).WithFallback(benchFallback).Execute(ctx) }},
+		{"Execute, run watching ctx", 2, func() { _, _ = New(s, watching).WithFallback(benchFallback).Execute(ctx) }},
+		{"Queue+Get", 2, func() {
+			f, err := New(s, benchRun).WithFallback(benchFallback).Queue(ctx)
+			require.NoError(t, err)
+			_, _ = f.Get(ctx)
+		}},
+		{"Observe drained", 12, func() {
+			for range New(s, benchRun).WithFallback(benchFallback).Observe(ctx).Observe() {
+			}
+		}},
+	} {
+		assert.LessOrEqual(t, testing.AllocsPerRun(1000, tc.call), tc.max, tc.name)
+	}
+}
