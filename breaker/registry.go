@@ -21,6 +21,7 @@ type Registry struct {
 	props   *config.Store
 	metrics *metrics.Registry
 	clk     clock.Clock
+	logger  *slog.Logger
 	notify  notifier
 
 	entries     sync.Map   // command key -> *entry: Get never locks for a known key
@@ -38,10 +39,27 @@ type entry struct {
 
 // NewRegistry returns a Registry whose breakers read their properties from props (for
 // keys Get is given no properties), listen to health counts of m and read time from clk.
-func NewRegistry(props *config.Store, m *metrics.Registry, clk clock.Clock) *Registry {
-	r := &Registry{props: props, metrics: m, clk: clk}
+func NewRegistry(props *config.Store, m *metrics.Registry, clk clock.Clock, opts ...Option) *Registry {
+	r := &Registry{props: props, metrics: m, clk: clk, logger: slog.Default()}
+	for _, o := range opts {
+		o(r)
+	}
+	r.notify.logger = r.logger
 	r.cancelEvict = m.OnCommandEvicted(r.evict)
 	return r
+}
+
+// Option configures NewRegistry.
+type Option func(*Registry)
+
+// WithLogger sets the logger for listeners that panic and keys without valid properties
+// (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(r *Registry) {
+		if l != nil {
+			r.logger = l
+		}
+	}
 }
 
 // Default returns the process-wide Registry over config.Default(), metrics.Default() and
@@ -64,7 +82,7 @@ func (r *Registry) Get(key string, cp *config.CommandProperties) CircuitBreaker 
 	if cp == nil {
 		var err error
 		if cp, err = r.props.Command(key, nil); err != nil {
-			slog.Error("breaker: no properties for command: circuit breaker disabled", "key", key, "err", err)
+			r.logger.Error("breaker: no properties for command: circuit breaker disabled", "key", key, "err", err)
 			return NoOp()
 		}
 	}

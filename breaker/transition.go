@@ -27,6 +27,7 @@ type listener struct {
 // when the queue becomes non-empty and exits when it is drained, so an idle
 // registry owns no goroutine.
 type notifier struct {
+	logger    *slog.Logger
 	listeners atomic.Pointer[[]*listener] // copy-on-write
 	mu        sync.Mutex                  // guards queue, running, and listener writes
 	queue     []Transition
@@ -92,7 +93,7 @@ func (n *notifier) drain() {
 		for _, t := range batch {
 			for _, l := range n.current() {
 				if !l.cancelled.Load() {
-					call(l.f, t)
+					n.call(l.f, t)
 				}
 			}
 		}
@@ -100,10 +101,14 @@ func (n *notifier) drain() {
 }
 
 // call runs one listener; a panicking listener is logged and does not stop delivery.
-func call(f func(Transition), t Transition) {
+func (n *notifier) call(f func(Transition), t Transition) {
 	defer func() {
 		if p := recover(); p != nil {
-			slog.Error("breaker: state change listener panicked", "key", t.Key, "from", t.From, "to", t.To, "panic", p)
+			logger := n.logger
+			if logger == nil { // a notifier made outside NewRegistry
+				logger = slog.Default()
+			}
+			logger.Error("breaker: state change listener panicked", "key", t.Key, "from", t.From, "to", t.To, "panic", p)
 		}
 	}()
 	f(t)

@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"log/slog"
 	"strconv"
 	"strings"
 )
@@ -26,7 +25,6 @@ func (l *RequestLog) String() (s string) {
 	entries := l.Entries()
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("cache: formatting the request log failed", "panic", r)
 			s = "Unknown"
 		}
 	}()

@@ -47,8 +47,11 @@ func WithConfig(s *config.Store) Option { return func(r *Runtime) { r.config = s
 // WithHooks sets the hook registry (default: a fresh hooks.NewRegistry()).
 func WithHooks(h *hooks.Registry) Option { return func(r *Runtime) { r.hooks = h } }
 
-// WithLogger sets the logger for everything the runtime reports: invalid settings, panics
-// in hooks and notifiers, metrics and breaker problems (default slog.Default()).
+// WithLogger sets the logger for everything the runtime and the registries it makes
+// report: invalid settings, panics in hooks, notifiers, listeners and pool tasks, refused
+// property values of a configuration store it makes (default slog.Default()). A store
+// given with WithConfig keeps its own (config.Store.SetLogger); the dashboard handlers and
+// request contexts take theirs where they are made.
 func WithLogger(l *slog.Logger) Option { return func(r *Runtime) { r.logger = l } }
 
 // WithMetricsOptions passes options to the runtime's metrics registry (idle eviction,
@@ -73,13 +76,14 @@ func NewRuntime(opts ...Option) *Runtime {
 	r.base = r.clk.Now()
 	if r.config == nil {
 		r.config = config.NewStore()
+		r.config.SetLogger(r.logger)
 	}
 	if r.hooks == nil {
 		r.hooks = hooks.NewRegistry()
 	}
 	r.metrics = metrics.NewRegistry(r.config, r.clk, append([]metrics.Option{metrics.WithLogger(r.logger)}, r.mopts...)...)
-	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk)
-	r.pools = isolation.NewPoolRegistry(r.config, r.clk)
+	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk, breaker.WithLogger(r.logger))
+	r.pools = isolation.NewPoolRegistry(r.config, r.clk, isolation.WithLogger(r.logger))
 	forget := r.metrics.OnCommandEvicted(r.forget)
 	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)
 	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close}

@@ -3,14 +3,19 @@ package command
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -125,3 +130,33 @@ func TestRuntimeAccessors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "command.runContext", got)
 }
+
+func TestTheRuntimesLoggerGetsEveryReport(t *testing.T) {
+	log := &syncbuf.Buffer{}
+	clk := clock.NewFake(epoch)
+	rt := NewRuntime(WithClock(clk), WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	defer rt.Close()
+	cancel := rt.Breakers().OnStateChange(func(breaker.Transition) { panic("listener exploded") })
+	defer cancel()
+	s := Setter{Runtime: rt, CommandKey: "L", Properties: config.Overrides{
+		"execution.isolation.strategy": "SEMAPHORE", "circuitBreaker.forceOpen": "false",
+		"circuitBreaker.requestVolumeThreshold": "1", "metrics.healthSnapshot.intervalInMilliseconds": "100"}}
+	rt.Hooks().SetExecutionHook(panickingSuccessHook{})
+	_, _ = New(s, failing(errBoom)).Execute(context.Background()) // defines the key
+	_, _ = New(s, value("v")).Execute(context.Background())
+	stop := rt.Metrics().Command("L").OnHealthCounts(func(metrics.HealthCounts) { panic("health listener exploded") })
+	defer stop()
+	clk.Advance(time.Second) // a health snapshot: the breaker opens, both listeners run
+	rt.Metrics().Flush()
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "listener exploded") },
+		5*time.Second, time.Millisecond, log.String())
+	for _, want := range []string{"execution hook or event notifier panicked", "health listener exploded",
+		"state change listener panicked"} {
+		assert.Contains(t, log.String(), want)
+	}
+}
+
+// panickingSuccessHook panics in OnSuccess, which cannot fail the command.
+type panickingSuccessHook struct{ hooks.NoopHook }
+
+func (panickingSuccessHook) OnSuccess(context.Context, hooks.Info) { panic("hook exploded") }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"weak"
 )
 
@@ -53,10 +54,23 @@ type Store struct {
 	warned     map[string]string // unknown dynamic names logged so far -> their hint
 	envKeys    map[uint64]keyed  // hash of EnvName(hystrix.<scope>.<KEY>.) -> a held key with it
 	envSeed    maphash.Seed
+	logger     atomic.Pointer[slog.Logger] // nil: slog.Default()
 
 	errMu  sync.Mutex
 	onErr  map[uint64]func(error)
 	nextID uint64
+}
+
+// SetLogger sets the logger for refused and unknown property values (default
+// slog.Default(); nil restores it). command.NewRuntime gives a store it makes its own
+// logger.
+func (s *Store) SetLogger(l *slog.Logger) { s.logger.Store(l) }
+
+func (s *Store) log() *slog.Logger {
+	if l := s.logger.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
 }
 
 // ErrEmptyKey is returned for an empty command, thread-pool or collapser key.
@@ -473,10 +487,10 @@ func (s *Store) report(errs []*PropertyError) {
 	s.errMu.Unlock()
 	for _, e := range errs {
 		if errors.Is(e.Err, ErrUnknownProperty) {
-			slog.Warn("config: no property has this name, it is ignored",
+			s.log().Warn("config: no property has this name, it is ignored",
 				"property", e.Name, "value", e.Value, "hint", e.Hint)
 		} else {
-			slog.Warn("config: invalid property value ignored, previous value stays in force",
+			s.log().Warn("config: invalid property value ignored, previous value stays in force",
 				"property", e.Name, "value", e.Value, "inCode", e.InCode, "error", e.Err)
 		}
 		for _, f := range fns {

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,7 @@ type Pool struct {
 	key    string
 	set    poolSettings
 	clk    clock.Clock
+	logger *slog.Logger // for tasks that panic
 	rej    rejections
 	reapFn func()
 	done   sync.WaitGroup // one per worker goroutine
@@ -70,11 +72,12 @@ func NewPool(key string, p *config.ThreadPoolProperties, clk clock.Clock) *Pool 
 
 func newPool(key string, set poolSettings, clk clock.Clock) *Pool {
 	p := &Pool{
-		key:   key,
-		set:   set,
-		clk:   clk,
-		rej:   newRejections(key, set.maxQueueSize > 0),
-		queue: newTaskQueue(max(set.maxQueueSize, 0)),
+		key:    key,
+		set:    set,
+		clk:    clk,
+		rej:    newRejections(key, set.maxQueueSize > 0),
+		logger: slog.Default(),
+		queue:  newTaskQueue(max(set.maxQueueSize, 0)),
 	}
 	p.core, _ = set.sizes()
 	p.reapFn = p.reap

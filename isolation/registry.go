@@ -3,6 +3,7 @@ package isolation
 import (
 	"cmp"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,9 +16,10 @@ import (
 // config.ThreadPoolProperties. Make a fresh one per test with NewPoolRegistry; Default is
 // the process-wide one. It is safe for concurrent use.
 type PoolRegistry struct {
-	props *config.Store
-	clk   clock.Clock
-	pools sync.Map // key -> *Pool: Get reads it without locking
+	props  *config.Store
+	clk    clock.Clock
+	logger *slog.Logger
+	pools  sync.Map // key -> *Pool: Get reads it without locking
 
 	mu     sync.Mutex // serialises creation and Close
 	closed atomic.Bool
@@ -25,8 +27,25 @@ type PoolRegistry struct {
 
 // NewPoolRegistry returns an empty registry whose pools take their properties from props
 // and their time from clk.
-func NewPoolRegistry(props *config.Store, clk clock.Clock) *PoolRegistry {
-	return &PoolRegistry{props: props, clk: clk}
+func NewPoolRegistry(props *config.Store, clk clock.Clock, opts ...Option) *PoolRegistry {
+	r := &PoolRegistry{props: props, clk: clk, logger: slog.Default()}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Option configures NewPoolRegistry.
+type Option func(*PoolRegistry)
+
+// WithLogger sets the logger of the registry's pools, for tasks that panic (default
+// slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(r *PoolRegistry) {
+		if l != nil {
+			r.logger = l
+		}
+	}
 }
 
 var defaultRegistry = sync.OnceValue(func() *PoolRegistry {
@@ -62,6 +81,7 @@ func (r *PoolRegistry) Get(key string, inCode config.Overrides) (*Pool, error) {
 		return p.(*Pool), nil
 	}
 	p := NewPool(key, props, r.clk)
+	p.logger = r.logger
 	r.pools.Store(key, p)
 	return p, nil
 }

@@ -1,7 +1,6 @@
 package isolation
 
 import (
-	"log/slog"
 	"runtime/debug"
 	"time"
 )
@@ -45,7 +44,7 @@ func (p *Pool) work(w *worker, task func()) {
 func (p *Pool) run(task func()) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("isolation: task panicked; the worker goes on",
+			p.logger.Error("isolation: task panicked; the worker goes on",
 				"pool", p.key, "panic", r, "stack", string(debug.Stack()))
 		}
 	}()
