@@ -280,9 +280,6 @@ func (x *execution) now() time.Duration { return x.ks.rt.clk.Since(x.ks.rt.base)
 // startTime returns the wall-clock start of the execution.
 func (x *execution) startTime() time.Time { return x.ks.rt.base.Add(x.start) }
 
-// never stands for a time not read yet.
-const never = time.Duration(-1 << 63)
-
 // MarkCollapsed records that this command serves a collapser batch of n requests
 // (COLLAPSED x n). The collapser calls it before executing the batch command.
 func (x *execution) MarkCollapsed(n int) {

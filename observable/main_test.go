@@ -11,9 +11,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// epoch is a bucket-aligned start for fake clocks.
-var epoch = time.Unix(1_000_000, 0)
-
 // waitLimit bounds every wait in the tests so that a broken operator fails instead of hanging.
 const waitLimit = 5 * time.Second
 
@@ -22,21 +19,6 @@ func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// next reads one item from ch, failing the test if none comes or ch closes.
-func next(t testing.TB, ch <-chan rxgo.Item) rxgo.Item {
-	t.Helper()
-	select {
-	case it, ok := <-ch:
-		if !ok {
-			t.Fatal("channel closed, want an item")
-		}
-		return it
-	case <-time.After(waitLimit):
-		t.Fatal("no item in time")
-	}
-	return rxgo.Item{}
 }
 
 // drain reads ch until it closes and returns the items.
@@ -68,18 +50,6 @@ func values(t testing.TB, items []rxgo.Item) []any {
 		out = append(out, it.V)
 	}
 	return out
-}
-
-// eventually polls cond until it holds or the wait limit passes.
-func eventually(t testing.TB, cond func() bool, msg string) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // collectAsync reads ch until it closes on a goroutine of its own and then hands over the items.
