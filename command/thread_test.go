@@ -105,13 +105,11 @@ func TestThreadTimeout(t *testing.T) {
 			return f.Get(context.Background())
 		},
 		"observe": func(c *Command[string]) (string, error) {
-			for it := range c.Observe(context.Background()).Observe() {
-				if it.Error() {
-					return "", it.E
-				}
-				return it.V.(string), nil
+			it, ok := <-c.Observe(context.Background()).Observe()
+			if !ok || it.Error() {
+				return "", it.E
 			}
-			return "", nil
+			return it.V.(string), nil
 		},
 	}
 	fallbacks := map[string]func(context.Context, error) (string, error){
