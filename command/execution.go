@@ -46,7 +46,7 @@ type execution struct {
 	execLatency time.Duration  // written by the winner of the race
 	total       atomic.Int64   // total latency in ns plus one; 0 until the terminal event
 	failedErr   error          // why the primary path failed: the fallback's input
-	err         error          // the error the caller gets (final verdict errored or cancelled)
+	err         error          // the error the caller gets: a failure, a cancel, or a business error with the value
 
 	rc      runState                    // the run context (runctx.go)
 	thread  *thread                     // THREAD isolation only (stage_pool.go)
