@@ -101,9 +101,10 @@
 // # Cost
 //
 // See bench_test.go: a SEMAPHORE Execute allocates once (the Command), starts no goroutine
-// and reads the clock twice; a short-circuited or rejected one reads no clock (it reports
-// no latency, which metrics ignore for executions that never ran). Hooks and the event
-// notifier cost nothing while they are the no-op ones. The Command is not recycled: the
-// caller may keep it to read the accessors, the request log keeps it, and the run context
-// is part of it.
+// and reads the clock three times (start, run's end, terminal); a short-circuited or
+// semaphore-rejected one reads no clock (it reports no latency, which metrics ignore for
+// executions that never ran). A run that waits for its context adds its done channel. Hooks
+// and the event notifier cost nothing while they are the no-op ones. The Command is not
+// recycled: the caller may keep it to read the accessors, the request log keeps it, and
+// the run context is part of it.
 package command
