@@ -56,7 +56,7 @@ type Collapser[A, R, B any] struct {
 // MapResponse, or invalid properties in s.Properties.
 func New[A, R, B any](s Setter, b Batch[A, R, B]) (*Collapser[A, R, B], error) {
 	if b.Command == nil || b.MapResponse == nil {
-		return nil, fmt.Errorf("collapser %s: Batch.Command and Batch.MapResponse are required", s.CollapserKey)
+		return nil, fmt.Errorf("%s: Batch.Command and Batch.MapResponse are required", s.name())
 	}
 	col := &Collapser[A, R, B]{bd: b}
 	c, err := newCore(s, b.CacheKey, col.run)

@@ -50,7 +50,7 @@ type StreamCollapser[A, R, I any, K comparable] struct {
 // Command, ArgKey or ItemKey, or invalid properties in s.Properties.
 func NewStream[A, R, I any, K comparable](s Setter, b StreamBatch[A, R, I, K]) (*StreamCollapser[A, R, I, K], error) {
 	if b.Command == nil || b.ArgKey == nil || b.ItemKey == nil {
-		return nil, fmt.Errorf("collapser %s: StreamBatch.Command, ArgKey and ItemKey are required", s.CollapserKey)
+		return nil, fmt.Errorf("%s: StreamBatch.Command, ArgKey and ItemKey are required", s.name())
 	}
 	sc := &StreamCollapser[A, R, I, K]{bd: b}
 	c, err := newCore(s, b.CacheKey, sc.run)

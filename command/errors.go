@@ -98,9 +98,15 @@ type Error struct {
 	FallbackErr error
 }
 
-// Error returns a Hystrix-style message: "<key> <what happened> and <fallback outcome>: <cause>".
+// Error returns a Hystrix-style message, "<key> <what happened>[ and <fallback
+// outcome>][ (cause: <cause>)]", e.g. "GetUser timed-out and no fallback available". The
+// cause is left out when it is the sentinel of what happened, which the message names
+// already; without a key the message starts with "command:".
 func (e *Error) Error() string {
 	msg := e.CommandKey + " " + e.what()
+	if e.CommandKey == "" {
+		msg = "command: " + e.what()
+	}
 	switch {
 	case e.FallbackErr == nil:
 	case errors.Is(e.FallbackErr, ErrFallbackMissing):
@@ -112,10 +118,17 @@ func (e *Error) Error() string {
 	default:
 		msg += " and fallback failed: " + e.FallbackErr.Error()
 	}
-	if e.Cause != nil {
+	if e.Cause != nil && !e.causeIsNamed() {
 		msg += " (cause: " + e.Cause.Error() + ")"
 	}
 	return msg
+}
+
+// causeIsNamed reports whether the cause is a sentinel the message names already: the
+// sentinel of e's own type, or the failure a rejected fallback followed.
+func (e *Error) causeIsNamed() bool {
+	s, ok := e.Cause.(*sentinel)
+	return ok && (s.t == e.Type || e.Type == RejectedSemaphoreFallback)
 }
 
 func (e *Error) what() string {
