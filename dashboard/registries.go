@@ -34,7 +34,9 @@ type Registries struct {
 }
 
 // DefaultRegistries returns Registries over config.Default, metrics.Default,
-// breaker.Default and isolation.Default.
+// breaker.Default and isolation.Default: those of command.Default(). Set CommandKeys to
+// command.Default().CommandKeys as well, or the frames report each command key as its
+// group and thread pool.
 func DefaultRegistries() Registries {
 	return Registries{Properties: config.Default(), Metrics: metrics.Default(),
 		Breakers: breaker.Default(), Pools: isolation.Default()}
