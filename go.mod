@@ -1,6 +1,6 @@
 module github.com/rxhystrix/rxhystrix
 
-go 1.26
+go 1.25.0
 
 require (
 	github.com/fsnotify/fsnotify v1.10.1

@@ -1,6 +1,6 @@
 module github.com/rxhystrix/rxhystrix/bench
 
-go 1.26
+go 1.25.0
 
 replace github.com/rxhystrix/rxhystrix => ../
 

@@ -137,7 +137,7 @@ type outcomes struct {
 	shortCircuited, badRequest                           int64
 }
 
-// health computes HealthCounts the way REFERENCE §5 defines them: short circuits and
+// health computes HealthCounts the way Hystrix does: short circuits and
 // bad requests are not part of the total.
 func (o outcomes) health() metrics.HealthCounts {
 	total := o.success + o.failure + o.timeout + o.poolRejected + o.semRejected

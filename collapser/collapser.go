@@ -6,6 +6,7 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
+	"github.com/rxhystrix/rxhystrix/internal/collapsed"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -13,12 +14,6 @@ import (
 // batch gets the circuit breaker, isolation, timeout, fallback and metrics of a command.
 type Command[B any] interface {
 	Execute(ctx context.Context) (B, error)
-}
-
-// collapsedMarker is implemented by batch commands that can record COLLAPSED x n, the
-// number of requests they serve (REFERENCE §9).
-type collapsedMarker interface {
-	MarkCollapsed(n int)
 }
 
 // Batch defines how a Collapser turns a batch of requests into one command and its
@@ -56,7 +51,7 @@ type Collapser[A, R, B any] struct {
 // MapResponse, or invalid properties in s.Properties.
 func New[A, R, B any](s Setter, b Batch[A, R, B]) (*Collapser[A, R, B], error) {
 	if b.Command == nil || b.MapResponse == nil {
-		return nil, fmt.Errorf("collapser %s: Batch.Command and Batch.MapResponse are required", s.CollapserKey)
+		return nil, fmt.Errorf("%s: Batch.Command and Batch.MapResponse are required", s.name())
 	}
 	col := &Collapser[A, R, B]{bd: b}
 	c, err := newCore(s, b.CacheKey, col.run)
@@ -127,9 +122,7 @@ func (col *Collapser[A, R, B]) execShard(ctx context.Context, reqs []*Request[A,
 	if cmd == nil {
 		return fmt.Errorf("collapser %s: Command returned nil: %w", col.c.key, ErrBadBatch)
 	}
-	if m, ok := cmd.(collapsedMarker); ok {
-		m.MarkCollapsed(len(reqs))
-	}
+	collapsed.Mark(cmd, len(reqs))
 	res, err := cmd.Execute(ctx)
 	if err != nil {
 		return err

@@ -142,10 +142,6 @@ func TestStreamCommandBatch(t *testing.T) {
 
 func TestBatchCommandRecordsCollapsed(t *testing.T) {
 	e := newEnv(t)
-	var probe Command[int] = command.New(command.Setter{Runtime: e.rt, CommandKey: "Probe"},
-		func(context.Context) (int, error) { return 0, nil })
-	_, ok := probe.(collapsedMarker)
-	require.True(t, ok, "command.Command must offer MarkCollapsed(n int)")
 	col := newCollapser(t, e.setter("Collapsed", RequestScope), e.cmdBatch(answer("v"), nil))
 	ctx, rc := cache.NewRequestContext(context.Background())
 	defer rc.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/internal/collapsed"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -96,7 +97,19 @@ type cmdFunc[B any] struct {
 }
 
 func (c cmdFunc[B]) Execute(ctx context.Context) (B, error) { return c.run(ctx) }
-func (c cmdFunc[B]) MarkCollapsed(n int)                    { *c.collapsed = n }
+func (c cmdFunc[B]) markCollapsed(n int)                    { *c.collapsed = n }
+
+// init lets collapsed.Mark mark a cmdFunc too, as package command marks its commands.
+func init() {
+	markCommand := collapsed.Mark
+	collapsed.Mark = func(cmd any, n int) {
+		if c, ok := cmd.(interface{ markCollapsed(n int) }); ok {
+			c.markCollapsed(n)
+			return
+		}
+		markCommand(cmd, n)
+	}
+}
 
 // recorder is a batch backend: it records the arguments of every batch and answers
 // each argument i with "v<i>" (or what respond says).

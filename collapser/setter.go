@@ -51,6 +51,14 @@ type Setter struct {
 	Properties config.Overrides
 }
 
+// name is how errors name the collapser: "collapser GetUser", or "collapser" without a key.
+func (s Setter) name() string {
+	if s.CollapserKey == "" {
+		return "collapser"
+	}
+	return "collapser " + s.CollapserKey
+}
+
 // defaultRuntime is the Runtime of a Setter without one.
 type defaultRuntime struct{}
 

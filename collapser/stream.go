@@ -6,6 +6,7 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
+	"github.com/rxhystrix/rxhystrix/internal/collapsed"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -50,7 +51,7 @@ type StreamCollapser[A, R, I any, K comparable] struct {
 // Command, ArgKey or ItemKey, or invalid properties in s.Properties.
 func NewStream[A, R, I any, K comparable](s Setter, b StreamBatch[A, R, I, K]) (*StreamCollapser[A, R, I, K], error) {
 	if b.Command == nil || b.ArgKey == nil || b.ItemKey == nil {
-		return nil, fmt.Errorf("collapser %s: StreamBatch.Command, ArgKey and ItemKey are required", s.CollapserKey)
+		return nil, fmt.Errorf("%s: StreamBatch.Command, ArgKey and ItemKey are required", s.name())
 	}
 	sc := &StreamCollapser[A, R, I, K]{bd: b}
 	c, err := newCore(s, b.CacheKey, sc.run)
@@ -178,9 +179,7 @@ func (sc *StreamCollapser[A, R, I, K]) execShard(ctx context.Context, reqs []*Re
 	if cmd == nil {
 		return fmt.Errorf("collapser %s: Command returned nil: %w", sc.c.key, ErrBadBatch)
 	}
-	if m, ok := cmd.(collapsedMarker); ok {
-		m.MarkCollapsed(len(unique))
-	}
+	collapsed.Mark(cmd, len(unique))
 	sub, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for it := range cmd.ToObservable().Observe(rxgo.WithContext(sub)) {

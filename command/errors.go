@@ -92,15 +92,21 @@ var (
 // missing, the fallback error. errors.Is(err, ErrTimeout) and the other sentinels match on
 // the failure type; errors.Is also sees through to the cause.
 type Error struct {
-	Type        FailureType
-	CommandKey  string
-	Cause       error
-	FallbackErr error
+	Type        FailureType // why the command failed
+	CommandKey  string      // the command key ("" for a Setter without one)
+	Cause       error       // what failed: run's error, a sentinel such as ErrTimeout, ...
+	FallbackErr error       // nil, or why no fallback answered (ErrFallbackMissing, ...)
 }
 
-// Error returns a Hystrix-style message: "<key> <what happened> and <fallback outcome>: <cause>".
+// Error returns a Hystrix-style message, "<key> <what happened>[ and <fallback
+// outcome>][ (cause: <cause>)]", e.g. "GetUser timed-out and no fallback available". The
+// cause is left out when it is the sentinel of what happened, which the message names
+// already; without a key the message starts with "command:".
 func (e *Error) Error() string {
 	msg := e.CommandKey + " " + e.what()
+	if e.CommandKey == "" {
+		msg = "command: " + e.what()
+	}
 	switch {
 	case e.FallbackErr == nil:
 	case errors.Is(e.FallbackErr, ErrFallbackMissing):
@@ -112,10 +118,17 @@ func (e *Error) Error() string {
 	default:
 		msg += " and fallback failed: " + e.FallbackErr.Error()
 	}
-	if e.Cause != nil {
+	if e.Cause != nil && !e.causeIsNamed() {
 		msg += " (cause: " + e.Cause.Error() + ")"
 	}
 	return msg
+}
+
+// causeIsNamed reports whether the cause is a sentinel the message names already: the
+// sentinel of e's own type, or the failure a rejected fallback followed.
+func (e *Error) causeIsNamed() bool {
+	s, ok := e.Cause.(*sentinel)
+	return ok && (s.t == e.Type || e.Type == RejectedSemaphoreFallback)
 }
 
 func (e *Error) what() string {
@@ -152,7 +165,9 @@ func (e *Error) Is(target error) bool {
 // BadRequestError wraps an error that says the request itself was wrong (Hystrix's
 // HystrixBadRequestException): the command records BAD_REQUEST, runs no fallback, leaves
 // health counts and the circuit breaker alone, and returns Err to the caller unwrapped.
-type BadRequestError struct{ Err error }
+type BadRequestError struct {
+	Err error // the caller's mistake, returned to the caller as it is
+}
 
 // BadRequest wraps err as a bad request; return it from a run function.
 func BadRequest(err error) error { return &BadRequestError{Err: err} }
@@ -171,8 +186,8 @@ func (e *BadRequestError) Unwrap() error { return e.Err }
 // PanicError is the error a panic in a run, fallback or hook function becomes (a FAILURE
 // or FALLBACK_FAILURE, never a crash). It keeps the panic value and the stack.
 type PanicError struct {
-	Value any
-	Stack []byte
+	Value any    // what was passed to panic
+	Stack []byte // the panicking goroutine's stack (runtime/debug.Stack)
 }
 
 // Error returns the panic value.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rxhystrix/rxhystrix/config"
 )
 
 func TestFailureTypeNames(t *testing.T) {
@@ -45,13 +47,17 @@ func TestErrorMessages(t *testing.T) {
 		{&Error{Type: CommandException, CommandKey: "K", Cause: errBoom, FallbackErr: ErrFallbackMissing},
 			"K failed and no fallback available (cause: boom)"},
 		{&Error{Type: Timeout, CommandKey: "K", Cause: ErrTimeout, FallbackErr: errors.New("nope")},
-			"K timed-out and fallback failed: nope (cause: command: execution timed out)"},
+			"K timed-out and fallback failed: nope"},
 		{&Error{Type: ShortCircuit, CommandKey: "K", Cause: ErrShortCircuited, FallbackErr: ErrFallbackDisabled},
-			"K short-circuited and fallback disabled (cause: command: short-circuited and is OPEN)"},
+			"K short-circuited and fallback disabled"},
 		{&Error{Type: RejectedSemaphoreFallback, CommandKey: "K", Cause: ErrSemaphoreRejected, FallbackErr: ErrFallbackRejected},
-			"K could not acquire a semaphore for execution and fallback execution rejected (cause: command: could not acquire a semaphore for execution)"},
+			"K could not acquire a semaphore for execution and fallback execution rejected"},
 		{&Error{Type: BadRequestException, CommandKey: "K", Cause: ErrIllegalState},
 			"K bad request (cause: " + ErrIllegalState.Error() + ")"},
+		{&Error{Type: BadRequestException, Cause: config.ErrEmptyKey},
+			"command: bad request (cause: config: empty key)"},
+		{&Error{Type: CommandException, CommandKey: "K", Cause: ErrTimeout, FallbackErr: ErrFallbackMissing},
+			"K failed and no fallback available (cause: command: execution timed out)"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.err.Error())

@@ -9,6 +9,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/collapsed"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -280,9 +281,18 @@ func (x *execution) now() time.Duration { return x.ks.rt.clk.Since(x.ks.rt.base)
 // startTime returns the wall-clock start of the execution.
 func (x *execution) startTime() time.Time { return x.ks.rt.base.Add(x.start) }
 
-// MarkCollapsed records that this command serves a collapser batch of n requests
-// (COLLAPSED x n). The collapser calls it before executing the batch command.
-func (x *execution) MarkCollapsed(n int) {
+// markCollapsed records that this command serves a collapser batch of n requests
+// (COLLAPSED x n). The collapser calls it, through collapsed.Mark, before executing the
+// batch command.
+func (x *execution) markCollapsed(n int) {
 	x.rareFields().collapsed = n
 	x.addEvent(metrics.Collapsed)
+}
+
+func init() {
+	collapsed.Mark = func(cmd any, n int) {
+		if c, ok := cmd.(interface{ markCollapsed(n int) }); ok {
+			c.markCollapsed(n)
+		}
+	}
 }

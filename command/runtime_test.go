@@ -148,8 +148,8 @@ func TestTheRuntimesLoggerGetsEveryReport(t *testing.T) {
 	defer stop()
 	clk.Advance(time.Second) // a health snapshot: the breaker opens, both listeners run
 	rt.Metrics().Flush()
-	require.Eventually(t, func() bool { return strings.Contains(log.String(), "listener exploded") },
-		5*time.Second, time.Millisecond, log.String())
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "state change listener panicked") },
+		5*time.Second, time.Millisecond, "listeners run on a delivery goroutine: %s", log.String())
 	for _, want := range []string{"execution hook or event notifier panicked", "health listener exploded",
 		"state change listener panicked"} {
 		assert.Contains(t, log.String(), want)

@@ -22,7 +22,8 @@ func (fallback) exit(x *execution, v verdict) verdict {
 	return x.fallBack(ft)
 }
 
-// fallBack runs the fallback for a failure of type ft (REFERENCE §1.9).
+// fallBack runs the fallback for a failure of type ft, as Hystrix's
+// getFallbackOrThrowException: disabled, behind its semaphore, missing, or run.
 func (x *execution) fallBack(ft FailureType) verdict {
 	key, cause := x.ks.info.CommandKey, x.failedErr
 	if !x.ks.props.FallbackEnabled.Get() {

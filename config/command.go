@@ -2,7 +2,7 @@ package config
 
 import "time"
 
-// CommandProperties are the properties of one command key (REFERENCE §6), resolved as
+// CommandProperties are the properties of one command key (Hystrix's HystrixCommandProperties), resolved as
 // hystrix.command.<KEY>.X, then the value set in code, then hystrix.command.default.X,
 // then the built-in default. Each field's doc gives the Hystrix short name and default.
 type CommandProperties struct {

@@ -43,7 +43,8 @@
 //
 // Mount the handlers on any mux, next to the service's own routes:
 //
-//	src := dashboard.DefaultRegistries() // or Registries{...} over registries of your own
+//	src := dashboard.DefaultRegistries() // the registries of command.Default()
+//	src.CommandKeys = command.Default().CommandKeys // else each command is its own group
 //	mux := http.NewServeMux()
 //	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(src))
 //	mux.Handle("/hystrix/utilization.stream", dashboard.NewUtilizationHandler(src))

@@ -34,7 +34,9 @@ type Registries struct {
 }
 
 // DefaultRegistries returns Registries over config.Default, metrics.Default,
-// breaker.Default and isolation.Default.
+// breaker.Default and isolation.Default: those of command.Default(). Set CommandKeys to
+// command.Default().CommandKeys as well, or the frames report each command key as its
+// group and thread pool.
 func DefaultRegistries() Registries {
 	return Registries{Properties: config.Default(), Metrics: metrics.Default(),
 		Breakers: breaker.Default(), Pools: isolation.Default()}
@@ -42,8 +44,8 @@ func DefaultRegistries() Registries {
 
 // Snapshot returns one HystrixCommand per command key of Metrics, one HystrixThreadPool
 // per thread-pool key and one HystrixCollapser per collapser key, each sorted by key.
-// Latency percentiles are rounded to whole milliseconds (they come from a sketch with
-// 1% relative accuracy); means are truncated, as Hystrix does.
+// Latency percentiles are rounded to whole milliseconds (they come from histograms with
+// 1.6 % relative accuracy); means are truncated, as Hystrix does.
 func (r Registries) Snapshot() Snapshot {
 	if r.Metrics == nil {
 		return Snapshot{}

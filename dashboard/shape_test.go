@@ -13,7 +13,7 @@ import (
 )
 
 // The shapes below are the JSON objects of the three streams as Hystrix writes them,
-// taken from REFERENCE.md §10 and Hystrix's serializers (SerialHystrixDashboardData,
+// taken from Hystrix's serializers (SerialHystrixDashboardData,
 // SerialHystrixUtilization, SerialHystrixConfiguration), not from our output. Fields we
 // add are marked "ours". Every frame a test reads, golden files included, is held to them.
 

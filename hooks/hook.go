@@ -6,7 +6,7 @@ import "context"
 type Info struct {
 	CommandKey    string
 	GroupKey      string
-	ThreadPoolKey string
+	ThreadPoolKey string // threadPoolKeyOverride applied
 }
 
 // ExecutionHook is called at every step of a command execution, in the order of its

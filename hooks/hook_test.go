@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// referenceOrder is REFERENCE §8: the hook methods in Hystrix order.
+// referenceOrder is the hook methods in the order of Hystrix's HystrixCommandExecutionHook.
 var referenceOrder = []string{
 	"OnStart", "OnThreadStart", "OnExecutionStart", "OnExecutionEmit", "OnEmit",
 	"OnExecutionSuccess", "OnExecutionError", "OnThreadComplete", "OnFallbackStart",

@@ -3,7 +3,8 @@ package metrics
 import "github.com/rxhystrix/rxhystrix/config"
 
 // CollapserMetrics are the metrics of one collapser key: batches, requests batched and
-// cache hits (rolling and cumulative) and the batch size distribution.
+// cache hits (rolling and cumulative) and the batch size distribution. The collapser
+// package writes them (MarkBatch, MarkResponseFromCache); everything else reads.
 type CollapserMetrics struct {
 	s                 *series
 	percentileEnabled *config.Property[bool]

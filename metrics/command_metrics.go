@@ -11,7 +11,10 @@ import (
 
 // CommandMetrics are the metrics of one command key: health counts for the circuit
 // breaker, rolling and cumulative event counts, latency distributions and concurrency.
-// Get one from Registry.Command; all methods are safe for concurrent use.
+// Get one from Registry.Command; all methods are safe for concurrent use. The command
+// package writes them (MarkStart, MarkComplete) and its breakers follow them
+// (OnHealthCounts, ResetHealthCounts); everything else reads. A program that calls the
+// writers itself counts executions that never happened.
 type CommandMetrics struct {
 	s                 *series
 	percentileEnabled *config.Property[bool]

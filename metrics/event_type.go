@@ -1,7 +1,7 @@
 package metrics
 
-// EventType is one of the events a command execution records (REFERENCE §4), in Hystrix
-// enum order. The zero value is Emit.
+// EventType is one of the events a command execution records (Hystrix's
+// HystrixEventType), in Hystrix enum order. The zero value is Emit.
 type EventType uint8
 
 // Command event types, in Hystrix order.
@@ -76,7 +76,8 @@ func (e EventType) IsExceptionProducing() bool { return e < 32 && exceptionMask&
 // COLLAPSED carry a count; every other type is present or absent).
 func (e EventType) isCounted() bool { return e < 32 && countedMask&(1<<e) != 0 }
 
-// ThreadPoolEventType is an event of a thread pool (REFERENCE §4).
+// ThreadPoolEventType is an event of a thread pool (Hystrix's
+// HystrixEventType.ThreadPool).
 type ThreadPoolEventType uint8
 
 // Thread-pool event types, in Hystrix order.
@@ -113,7 +114,8 @@ func ThreadPoolEventFrom(e EventType) (ThreadPoolEventType, bool) {
 	return 0, false
 }
 
-// CollapserEventType is an event of a request collapser (REFERENCE §4).
+// CollapserEventType is an event of a request collapser (Hystrix's
+// HystrixEventType.Collapser).
 type CollapserEventType uint8
 
 // Collapser event types, in Hystrix order.

@@ -2,7 +2,7 @@ package metrics
 
 import "time"
 
-// ExecutionResult is the immutable record of one command execution (REFERENCE §4): its
+// ExecutionResult is the immutable record of one command execution (Hystrix's ExecutionResult): its
 // events (with counts for EMIT, FALLBACK_EMIT and COLLAPSED), start time, execution
 // latency (run only) and total latency, the error run failed with, the error the caller
 // got, and whether run executed and whether on a pool goroutine.

@@ -1,6 +1,6 @@
 package metrics
 
-// HealthCounts is the rolling health of one command key (REFERENCE §5):
+// HealthCounts is the rolling health of one command key, as Hystrix's HealthCounts:
 // TotalRequests = SUCCESS + FAILURE + TIMEOUT + THREAD_POOL_REJECTED + SEMAPHORE_REJECTED,
 // ErrorCount = TotalRequests - SUCCESS, ErrorPercentage = ErrorCount*100/TotalRequests
 // (integer part; 0 when TotalRequests is 0). SHORT_CIRCUITED, BAD_REQUEST, cache hits and

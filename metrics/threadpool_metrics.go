@@ -29,6 +29,8 @@ type ThreadPoolGauges struct {
 
 // ThreadPoolMetrics are the metrics of one thread-pool key: EXECUTED and REJECTED rolling
 // and cumulative counts, the rolling maximum of active executions, and the pool's gauges.
+// The command package writes them (MarkStart, MarkComplete, SetGauges); everything else
+// reads.
 type ThreadPoolMetrics struct {
 	s      *series
 	gauges atomic.Pointer[func() ThreadPoolGauges]

@@ -1,31 +1,23 @@
-// Package observable adds to RxGo v2 the RxJava-style pieces rxhystrix needs and RxGo
-// lacks: typed deferred sources, a timeout that emits an error item, terminate and
-// unsubscribe callbacks, a replaying cache and futures.
+// Package observable holds the few RxJava-style pieces rxhystrix needs and RxGo v2 lacks:
+// a typed deferred source, a future, and a replay for hot observables.
 //
-// Every operator returns a genuine rxgo.Observable built on rxgo.Defer: a producer that
-// observes its source with the subscriber's context (a child of it, cancelled when the
-// producer returns), selects on that context for every send, and so composes with any
+//   - Defer, Error: a cold observable that emits the result of a call (one value item or
+//     one error item) on every subscription, without reflection; a panic in the call
+//     becomes an error item. The collapser's Observe and ToObservable are built on it.
+//   - Future, NewFuture, ToFuture: the pending outcome of some work, set once by its
+//     producer (Complete) and read by any number of goroutines (Get, Done, Ready);
+//     ToFuture resolves one from the first item of a subscription. Command.Queue
+//     returns the Future embedded in the command; Collapser.Queue one made by ToFuture.
+//   - Replay: the items of one run, replayed to every subscriber, early or late:
+//     Stream.Observe and the request cache of streaming commands.
+//
+// Every observable returned here is a genuine rxgo.Observable built on rxgo.Defer: its
+// producer selects on the subscriber's context for every send, so it composes with any
 // RxGo operator and leaves no goroutine behind once the subscription ends. Subscribe
 // with rxgo.WithContext and a context that is always cancelled eventually, as RxGo
 // requires anyway.
 //
-// Main types and functions:
-//
-//   - Defer, Error: one value or one error item per subscription, without reflection.
-//   - Timeout: ErrTimeout as an error item after d of clock time, source cancelled.
-//   - DoOnTerminate, DoOnUnsubscribe: exactly-once callbacks for the two ways a
-//     subscription ends.
-//   - Cache: one run of the source, replayed to every subscriber (the request cache).
-//   - Future, ToFuture: the first value or error of a subscription, for blocking callers.
-//
-// The metrics windows are not built from operators: completions are folded on the
-// caller and the windows are scans over closed buckets in plain Go (see package metrics
-// for why). How data flows through one command:
-//
-//	Defer(run) ─▶ Timeout(d, clk) ─▶ OnErrorResumeNext(fallback) ─▶ DoOnTerminate(cleanup)
-//	          ─▶ Cache (request cache) ─▶ ToFuture / Observe(rxgo.WithContext(ctx))
-//
-// Deterministic tests on a clock.Fake: timers are armed by producer goroutines after the
-// subscription, so call clk.BlockUntil(n) after subscribing and before the first
-// clk.Advance.
+// The command chain does not run through operators: package command drives a list of
+// stages on the caller's goroutine and uses these types only at its RxGo front doors
+// (see the command package documentation for why).
 package observable

@@ -13,12 +13,11 @@ import (
 // at most one error item) and Finish at the end; Observable returns a cold rxgo.Observable
 // whose every subscription replays from the first item. The zero Replay is ready to use;
 // it is safe for concurrent use.
-//
-// items only grows: a subscriber copies the slice header under the lock and reads the
-// elements unlocked, because elements below its length are never written again.
 type Replay struct {
-	mu      sync.Mutex
-	done    bool
+	mu   sync.Mutex
+	done bool
+	// items only grows: a subscriber copies the slice header under the lock and reads the
+	// elements unlocked, because elements below its length are never written again.
 	items   []rxgo.Item
 	changed chan struct{} // made on demand by a waiting subscriber, closed on change
 }

@@ -105,12 +105,14 @@ func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Wri
 		generate(ctx, &pages, deps, rate, tracer)
 	}()
 
-	ticker := time.NewTicker(time.Second)
-	defer ticker.Stop()
+	lines := newTable(rt)
+	tick := time.NewTimer(untilNextLine(time.Now()))
+	defer tick.Stop()
 	for {
 		select {
-		case <-ticker.C:
-			printTable(out, rt, time.Since(began))
+		case <-tick.C:
+			lines.print(out, time.Since(began))
+			tick.Reset(untilNextLine(time.Now()))
 		case <-ctx.Done():
 			shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -71,9 +72,19 @@ func newServices(rt *command.Runtime, start time.Time) (*services, error) {
 	return s, nil
 }
 
+// latencyWindow is the latency percentiles' window of the demo's keys: 10 s of 1 s
+// buckets (Hystrix's default is 60 s of 10 s buckets), so the table shows the first
+// latencies a second after the start rather than ten.
+var latencyWindow = config.Set(
+	config.RollingPercentileWindow.Of(10*time.Second),
+	config.RollingPercentileBuckets.Of(10),
+)
+
 // endpoint returns d with a client that calls it as commands of setter, answering
 // fallback (when not empty) whenever a call fails or is refused.
 func (s *services) endpoint(d *dependency, setter command.Setter, fallback string) endpoint {
+	setter.Properties = maps.Clone(setter.Properties)
+	maps.Copy(setter.Properties, latencyWindow)
 	t := &hystrixhttp.Transport{Base: s.base, Setter: setter}
 	if fallback != "" {
 		t.Fallback = func(req *http.Request, _ error) (*http.Response, error) {

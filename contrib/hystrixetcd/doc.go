@@ -23,10 +23,17 @@
 // callbacks, as for every source.
 //
 //	src, err := hystrixetcd.New(ctx, client, "/myapp/hystrix/")
-//	if err != nil { ... }
+//	if err != nil {
+//		return err
+//	}
 //	defer src.Close()
-//	remove, _ := config.Default().AddSource(src)
+//	remove, err := config.Default().AddSource(src) // an error only for a closed Store
+//	if err != nil {
+//		return err
+//	}
 //	defer remove()
+//
+// The README's watchEtcd is the same as a complete function.
 //
 // The module is separate from rxhystrix, so that only its users link the etcd client.
 package hystrixetcd

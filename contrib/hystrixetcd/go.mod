@@ -14,7 +14,6 @@ require (
 )
 
 require (
-	github.com/DataDog/sketches-go v1.4.8 // indirect
 	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.5.0 // indirect

@@ -30,5 +30,6 @@
 // s, with a hystrix.percentile attribute; ...): one callback reads the registries at
 // each collection, so executions do no work for it and an evicted key's data points
 // disappear with it. Latency percentiles are gauges because the library keeps rolling
-// sketches, not cumulative histograms (see contrib/hystrixprom).
+// histograms that it empties bucket by bucket, not cumulative ones (see
+// contrib/hystrixprom).
 package hystrixotel

@@ -45,16 +45,16 @@
 //
 // # Latency: percentile gauges, not a histogram or a summary
 //
-// The library keeps, per key, a DDSketch per bucket of the rollingPercentile window (60 s
-// by default), from which it reads any percentile within 1% and the exact mean. A
-// Prometheus histogram needs cumulative per-bucket counts and a summary needs cumulative
-// _count and _sum; the library keeps neither, and keeping them would be a second
-// bookkeeping on every execution, which this package refuses to add. Publishing the
-// sketch's percentiles as a summary with invented _count and _sum would break rate() on
-// them, and promtool rejects a quantile label on anything but a summary. So they are
-// gauges with a percentile label (50, 90, 99, 99.5) next to a mean: the figures the
-// Hystrix dashboard shows, over the same window. As with summary quantiles, do not
-// average them across instances; take the max, or look per instance.
+// The library keeps, per key, a log-linear latency histogram per bucket of the
+// rollingPercentile window (60 s by default), from which it reads any percentile within
+// 1.6 % and the exact mean. A Prometheus histogram needs cumulative per-bucket counts and
+// a summary needs cumulative _count and _sum; the library keeps neither, and keeping them
+// would be a second bookkeeping on every execution, which this package refuses to add.
+// Publishing the window's percentiles as a summary with invented _count and _sum would
+// break rate() on them, and promtool rejects a quantile label on anything but a summary.
+// So they are gauges with a percentile label (50, 90, 99, 99.5) next to a mean: the
+// figures the Hystrix dashboard shows, over the same window. As with summary quantiles,
+// do not average them across instances; take the max, or look per instance.
 //
 // # Cardinality and cost
 //

@@ -13,7 +13,6 @@ require (
 )
 
 require (
-	github.com/DataDog/sketches-go v1.4.8 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

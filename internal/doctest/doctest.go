@@ -1,5 +1,7 @@
-// Package doctest keeps code shown in a Markdown file identical to compiled code: a
-// test names the functions of an example file that the document must show verbatim.
+// Package doctest keeps the code a Markdown file shows compiling and true:
+// AssertCompiles compiles every Go block of the document (make test runs it on the
+// README), and AssertShows checks that the document shows functions of an example file,
+// whose Example tests run, verbatim.
 package doctest
 
 import (

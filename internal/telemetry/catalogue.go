@@ -77,7 +77,7 @@ func with(base []string, extra ...string) []string {
 	return append(append([]string(nil), base...), extra...)
 }
 
-const pctHelp = " percentile over the rollingPercentile window (60 s by default), within 1% relative accuracy; 0 when the window is empty."
+const pctHelp = " percentile over the rollingPercentile window (60 s by default), within 1.6 % relative accuracy; 0 when the window is empty."
 
 // Catalogue is every metric the exporters publish, indexed by the constants above.
 var Catalogue = [NumMetrics]Metric{

@@ -1,0 +1,6 @@
+package doctest
+
+import "testing"
+
+// TestREADMECompiles compiles every Go block of the repository's README.
+func TestREADMECompiles(t *testing.T) { AssertCompiles(t, "../../README.md", "../..") }
