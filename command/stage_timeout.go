@@ -45,9 +45,10 @@ func (x *execution) overdue(now time.Duration) bool {
 	return x.timeout > 0 && now-x.start >= x.timeout
 }
 
-// expire is the timer's side of the race, at x's deadline. The winner records the time
-// until the timeout as the execution latency and, for a suspended chain (THREAD), resumes
-// it: the caller gets the fallback at once. With interruptOnTimeout the run's context ends
+// expire is the timer's side of the race, at x's deadline. The winner writes nothing but
+// the phase (runLatency reads the timeout from it: a SEMAPHORE caller learns the outcome
+// from the phase alone) and, for a suspended chain (THREAD), resumes it: the caller gets
+// the fallback at once. With interruptOnTimeout the run's context ends
 // even if a cancelled Future won the race first: a cancel never takes the timeout away.
 func (x *execution) expire() {
 	x.rc.mu.Lock()
@@ -61,9 +62,6 @@ func (x *execution) expire() {
 // expireLocked claims the timeout and interrupts the run; x.rc.mu is held.
 func (x *execution) expireLocked() bool {
 	won := x.claim(phaseTimedOut)
-	if won {
-		x.execLatency = x.timeout
-	}
 	if x.rc.interrupt && (won || x.phase.Load() == phaseCancelled) {
 		x.rcCancelLocked(context.DeadlineExceeded)
 	}
