@@ -101,7 +101,7 @@ func (x sample) print(w io.Writer, prev sample) {
 }
 
 // tolerance is how far each figure may rise above its value at the end of the warm-up
-// before the soak calls it growth (see README: why these margins are noise, not leaks).
+// before the soak calls it growth (soak.tolerance says why these margins are not leaks).
 type tolerance struct {
 	heap       uint64
 	goroutines int

@@ -203,7 +203,7 @@ func (s *soak) watch() error {
 	return nil
 }
 
-// tolerance is how far figures may rise after the warm-up (README, Development: why).
+// tolerance is how far figures may rise after the warm-up, and why.
 // The heap after a forced GC holds the runtime's fixed state (every key's metrics,
 // breaker, semaphores; the percentile windows are full after their first minute) and the
 // work in flight, a few KiB per operation: 4 MiB is several times that noise, and less
