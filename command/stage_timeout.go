@@ -48,8 +48,8 @@ func (x *execution) overdue(now time.Duration) bool {
 // expire is the timer's side of the race, at x's deadline. The winner writes nothing but
 // the phase (runLatency reads the timeout from it: a SEMAPHORE caller learns the outcome
 // from the phase alone) and, for a suspended chain (THREAD), resumes it: the caller gets
-// the fallback at once. With interruptOnTimeout the run's context ends
-// even if a cancelled Future won the race first: a cancel never takes the timeout away.
+// the fallback at once. With interruptOnTimeout the run's context ends even if a
+// cancelled Future won the race first: a cancel never takes the timeout away.
 func (x *execution) expire() {
 	x.rc.mu.Lock()
 	won := x.expireLocked()
