@@ -157,7 +157,7 @@ func (s *soak) load(ctx context.Context) ([]sample, error) {
 
 	start := time.Now()
 	samples := []sample{{}}
-	var base *sample
+	var base *sample // the first sample at or after the warm-up
 	var growth []string
 	report := time.NewTicker(s.set.Report)
 	defer report.Stop()
@@ -171,7 +171,7 @@ func (s *soak) load(ctx context.Context) ([]sample, error) {
 			samples = append(samples, x)
 			switch {
 			case base == nil && x.at >= s.set.Warmup:
-				base = &samples[len(samples)-1]
+				base = &x
 				fmt.Fprintln(s.out, "  (growth is measured from here)")
 			case base != nil:
 				growth = append(growth, x.growth(*base, s.tolerance())...)
