@@ -1,7 +1,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test test-bench test-modules fmt-check vet fuzz bench bench-lib cover demo e2e e2e-setup e2e-etcd e2e-prometheus e2e-browser
+.PHONY: build test test-bench test-modules fmt-check vet fuzz bench bench-lib cover demo soak e2e e2e-setup e2e-etcd e2e-prometheus e2e-browser
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
@@ -15,6 +15,9 @@ E2E_TARGETS := e2e-etcd e2e-prometheus e2e-browser
 
 # ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
 ARGS ?=
+
+# SOAK is how long make soak puts the library under load, e.g. make soak SOAK=2m.
+SOAK ?= 10m
 
 build:
 	$(GO) build $(PKGS)
@@ -86,6 +89,12 @@ bench-lib:
 cover:
 	$(GO) test -count=1 -coverprofile=coverage.out $(PKGS)
 	$(GO) tool cover -func=coverage.out | tail -1
+
+# soak runs cmd/rxhystrix-soak for $(SOAK): mixed load over 1,000 command keys, figures
+# every 30 s, and a non-zero exit on growth, a hang, a miscount or a leak (README,
+# Development). Not part of make test, which runs 20 s of it as a Go test instead.
+soak:
+	$(GO) run ./cmd/rxhystrix-soak -duration $(SOAK)
 
 # demo runs the demo service, a module of its own (cmd/rxhystrix-demo/go.mod) so that the
 # library links neither client_golang nor the OpenTelemetry SDK.

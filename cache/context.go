@@ -43,7 +43,9 @@ func (rc *RequestContext) Log() *RequestLog { return &rc.log }
 
 // Close ends the request: the cache drops its entries and stops caching (GetOrStart just
 // runs start), and the log stops accepting entries but stays readable, so a response
-// header can still be written from it. FromContext returns nil afterwards. Close is
+// header can still be written from it: it shows each command as it stood at Close, and
+// keeps no command (the request context may stay reachable from a long-lived caller's
+// context; its commands must not). FromContext returns nil afterwards. Close is
 // idempotent and safe to call concurrently with commands that are still running.
 func (rc *RequestContext) Close() {
 	if rc.closed.Swap(true) {

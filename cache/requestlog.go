@@ -75,8 +75,40 @@ func (l *RequestLog) Dropped() int {
 	return l.dropped
 }
 
+// close stops the log and replaces its entries by what they show now. A closed request
+// must not keep its commands: a caller's long-lived context can keep the request context
+// reachable (a command's run context watches the caller's context), and with it the log.
 func (l *RequestLog) close() {
 	l.mu.Lock()
-	l.closed = true
+	l.closed = true // no entry is added from now on
+	entries := append([]LogEntry(nil), l.entries...)
 	l.mu.Unlock()
+	for i, e := range entries { // outside the lock: an entry may read the log
+		entries[i] = freeze(e)
+	}
+	l.mu.Lock()
+	l.entries = entries
+	l.mu.Unlock()
+}
+
+// frozenEntry is a LogEntry as it stood when its request was closed.
+type frozenEntry struct {
+	key    string
+	events []LogEvent
+	time   time.Duration
+}
+
+func (f *frozenEntry) CommandKey() string           { return f.key }
+func (f *frozenEntry) LogEvents() []LogEvent        { return f.events }
+func (f *frozenEntry) ExecutionTime() time.Duration { return f.time }
+
+// freeze returns what e shows now, or e itself if reading it panics (String shows it as
+// "Unknown").
+func freeze(e LogEntry) (f LogEntry) {
+	defer func() {
+		if recover() != nil {
+			f = e
+		}
+	}()
+	return &frozenEntry{key: e.CommandKey(), events: e.LogEvents(), time: e.ExecutionTime()}
 }

@@ -11,7 +11,9 @@ import (
 )
 
 // Command is what a collapser runs for a batch: *command.Command[B] satisfies it, so the
-// batch gets the circuit breaker, isolation, timeout, fallback and metrics of a command.
+// batch gets the circuit breaker, isolation, timeout, fallback and metrics of a command,
+// and records COLLAPSED x the batch size. A type of your own that wraps the command keeps
+// that mark if it embeds the *command.Command[B].
 type Command[B any] interface {
 	Execute(ctx context.Context) (B, error)
 }

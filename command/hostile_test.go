@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -262,36 +264,53 @@ func waitGoroutines(t *testing.T, n int) {
 	}
 }
 
+// A worker's long-lived context must not keep the commands it ran; nor, when it serves
+// each request in a request context of its own (a queue consumer), the commands of the
+// closed requests: the run context's watch holds the caller's context, that context its
+// request context, and the request log its commands (the soak found the heap growing by
+// every cached command).
 func TestALongLivedCallerContextDoesNotKeepCommands(t *testing.T) {
-	e := newEnv(t)
-	e.rt.Hooks().SetExecutionHook(nil)                      // the recording hook would keep every context it saw
-	ctx, cancel := context.WithCancel(context.Background()) // a worker's context: lives on
-	defer cancel()
-	s := e.setter("L")
-	var kept []weak.Pointer[Command[string]]
-	for i := range 1000 {
-		cmd := New(s, func(ctx context.Context) (string, error) {
-			_ = ctx.Done() // the run context now watches the caller's
-			return "v", nil
-		})
-		_, err := cmd.Execute(ctx)
-		require.NoError(t, err)
-		if i%100 == 0 {
-			kept = append(kept, weak.Make(cmd))
-		}
-	}
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		runtime.GC()
-		alive := 0
-		for _, w := range kept {
-			if w.Value() != nil {
-				alive++
+	for _, perRequest := range []bool{false, true} {
+		t.Run(fmt.Sprintf("request contexts %v", perRequest), func(t *testing.T) {
+			e := newEnv(t)
+			e.rt.Hooks().SetExecutionHook(nil)                       // the recording hook would keep every context it saw
+			base, cancel := context.WithCancel(context.Background()) // a worker's context: lives on
+			defer cancel()
+			s := e.setter("L")
+			var kept []weak.Pointer[Command[string]]
+			for i := range 1000 {
+				ctx, rc := base, (*cache.RequestContext)(nil)
+				if perRequest {
+					ctx, rc = cache.NewRequestContext(base)
+				}
+				cmd := New(s, func(ctx context.Context) (string, error) {
+					_ = ctx.Done() // the run context now watches the caller's
+					return "v", nil
+				})
+				_, err := cmd.Execute(ctx)
+				require.NoError(t, err)
+				if rc != nil {
+					require.Len(t, rc.Log().Entries(), 1)
+					rc.Close()
+				}
+				if i%100 == 0 {
+					kept = append(kept, weak.Make(cmd))
+				}
 			}
-		}
-		if alive == 0 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "%d of %d commands are still held by the caller's context", alive, len(kept))
-		time.Sleep(time.Millisecond)
+			for deadline := time.Now().Add(5 * time.Second); ; {
+				runtime.GC()
+				alive := 0
+				for _, w := range kept {
+					if w.Value() != nil {
+						alive++
+					}
+				}
+				if alive == 0 {
+					break
+				}
+				require.True(t, time.Now().Before(deadline), "%d of %d commands are still held by the caller's context", alive, len(kept))
+				time.Sleep(time.Millisecond)
+			}
+		})
 	}
 }

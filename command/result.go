@@ -50,6 +50,15 @@ func (x *execution) ExecutionTime() time.Duration {
 	if !x.ended() || !x.ran() {
 		return -1
 	}
+	return x.runLatency()
+}
+
+// runLatency returns how long run took, or the timeout if the timer won the race: the
+// timer's goroutine writes nothing but the phase, which every reader of the outcome reads.
+func (x *execution) runLatency() time.Duration {
+	if x.phase.Load() == phaseTimedOut {
+		return x.timeout
+	}
 	return x.execLatency
 }
 
@@ -71,7 +80,7 @@ func (x *execution) TotalLatency() time.Duration { return max(time.Duration(x.to
 
 // ExecutionLatency returns how long run (or construct) took, or until the timeout fired;
 // 0 if it did not run.
-func (x *execution) ExecutionLatency() time.Duration { return x.execLatency }
+func (x *execution) ExecutionLatency() time.Duration { return x.runLatency() }
 
 // IsExecutionComplete reports whether the command reached a terminal event; false after
 // the caller went away (CANCELLED), as in Hystrix.

@@ -148,6 +148,19 @@ func (r *Runtime) CommandKeys(commandKey string) (group, threadPool string) {
 	return "", ""
 }
 
+// Permits returns the permits commands of commandKey hold now: of the execution semaphore
+// (SEMAPHORE isolation, held while run runs) and of the fallback semaphore (held while the
+// fallback runs); zero for a key that has not run in this runtime. Both return to zero
+// once the key's executions are over, whatever their outcome: a soak test or a health
+// check can tell a leak from load.
+func (r *Runtime) Permits(commandKey string) (execution, fallback int) {
+	ks := r.lookup(commandKey)
+	if ks == nil || ks.execSem == nil { // an invalid key holds no semaphores
+		return 0, 0
+	}
+	return ks.execSem.InUse(), ks.fallbackSem.InUse()
+}
+
 // state returns the per-key state of s.CommandKey, resolving it on first use: the first
 // Setter of a key wins, as in Hystrix, and a later one that differs is logged once.
 func (r *Runtime) state(s *Setter, stream bool) *keyState {

@@ -51,9 +51,10 @@ func (requestCache) exit(x *execution, v verdict) verdict {
 	case x.rare.owner:
 		x.rare.final = v
 		x.body.settled(x, v) // the hits waiting for this execution replay it now
+	case x.rare.flight == nil: // no cache slot (rare holds a collapser's count)
 	case v == cancelled:
 		return x.hitCancelled()
-	case x.rare.flight != nil:
+	default:
 		return x.replay()
 	}
 	return v

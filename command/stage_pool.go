@@ -37,6 +37,9 @@ func (threadPool) enter(x *execution) verdict {
 	if err == nil {
 		x.thread = &thread{tp: tp}
 		x.suspend()
+		if x.timeout > 0 { // the eager timeout's deadline: from now on the timer may resume the chain
+			x.ks.deadlines.add(x, x.start+x.timeout)
+		}
 		err = pool.Submit(x.work)
 	}
 	if err == nil {

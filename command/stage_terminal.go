@@ -69,7 +69,7 @@ func (x *execution) publish(v verdict) {
 		if n := x.ks.rt.hooks.EventNotifier(); !hooks.IsNoopNotifier(n) {
 			events := x.ExecutionEvents()
 			x.ks.rt.safeHook(func() {
-				n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.ks.props.IsolationStrategy.Get(), x.execLatency, events)
+				n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.ks.props.IsolationStrategy.Get(), x.runLatency(), events)
 			})
 		}
 	}
@@ -79,7 +79,7 @@ func (x *execution) publish(v verdict) {
 func (x *execution) result(total time.Duration) metrics.ExecutionResult {
 	var r metrics.ExecutionResult
 	if x.executed {
-		r = r.WithExecuted(x.thread != nil).WithExecutionLatency(x.execLatency)
+		r = r.WithExecuted(x.thread != nil).WithExecutionLatency(x.runLatency())
 	}
 	if x.timed {
 		r = r.WithStartTime(x.startTime()).WithTotalLatency(total)
