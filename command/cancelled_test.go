@@ -21,7 +21,7 @@ func TestCancelledCommandWithoutCacheSlotCountsOneCancel(t *testing.T) {
 		want  []metrics.EventType
 	}{
 		"batch command": {
-			mark: func(c *Command[string]) { c.MarkCollapsed(3) },
+			mark: func(c *Command[string]) { c.markCollapsed(3) },
 			want: ev(metrics.Cancelled, metrics.Collapsed, metrics.Collapsed, metrics.Collapsed),
 		},
 		"cache off": {

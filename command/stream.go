@@ -102,9 +102,12 @@ func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
 func (s *Stream[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		more := true
-		s.sink = func(v T) bool {
-			more = more && yield(v, nil)
-			return more
+		s.sink = func(v T) bool { // true: delivered; once the loop broke, nothing is
+			if !more {
+				return false
+			}
+			more = yield(v, nil)
+			return true
 		}
 		if err := s.drive(ctx); err != nil && more {
 			var zero T
@@ -154,7 +157,8 @@ func (s *Stream[T]) callFallback(x *execution, cause error) error {
 
 // forward subscribes to the observable make returns and hands its values to the sink
 // until it terminates, ctx ends, or the subscriber leaves; it returns the stream's error.
-// Each value counts as an event of type e (n holds the count) and goes to the emit hooks.
+// Each value delivered counts as an event of type e (n holds the count) and goes to the
+// emit hooks.
 func (s *Stream[T]) forward(x *execution, open func() rxgo.Observable, ctx context.Context,
 	e metrics.EventType, n *atomic.Int32) error {
 	src, err := construct(open)
@@ -185,12 +189,12 @@ func (s *Stream[T]) forward(x *execution, open func() rxgo.Observable, ctx conte
 		if e == metrics.Emit && !x.racing() {
 			return nil // the timer won: the late values are dropped
 		}
+		if !s.emit(v) {
+			return errUnsubscribed // not delivered: not counted
+		}
 		n.Add(1)
 		x.addEvent(e)
 		s.emitHooks(x, e, v)
-		if !s.emit(v) {
-			return errUnsubscribed
-		}
 	}
 }
 

@@ -155,3 +155,19 @@ func TestStreamRequestCache(t *testing.T) {
 	assert.Equal(t, []string{"OnCacheHit"}, e.rec.Names())
 	e.assertIdle("S")
 }
+
+func TestStreamCountsOnlyTheValuesDelivered(t *testing.T) {
+	e := newEnv(t)
+	st := NewStream[int](Setter{Runtime: e.rt, CommandKey: "S"}, emittingInts(1, 2, 3, 4))
+	var got []int
+	for v, err := range st.Values(context.Background()) {
+		require.NoError(t, err)
+		got = append(got, v)
+		if len(got) == 2 {
+			break // the third value reaches the sink, which refuses it
+		}
+	}
+	assert.Equal(t, []int{1, 2}, got)
+	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.Cancelled), st.ExecutionEvents())
+	e.assertIdle("S")
+}
