@@ -64,16 +64,6 @@ func BenchmarkHeapPerKey(b *testing.B) {
 	}
 }
 
-func TestHeapPerKeyReport(t *testing.T) {
-	for _, sc := range memScopes {
-		per, err := heapPerKey(sc.create)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: %.0f bytes/key", sc.name, per)
-	}
-}
-
 // Budgets in live heap bytes per key (measured: about 970 / 460 / 480 without -race,
 // of which about 45 pair keys that share environment names;
 // it was 6750 / 2390 / 3070 before the scope tables). A failure means the per-key
