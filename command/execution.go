@@ -43,7 +43,7 @@ type execution struct {
 	timed       bool           // start is set
 	start       time.Duration  // since ks.rt.base: when the timeout stage started the clock
 	timeout     time.Duration  // 0: no timeout; the deadline is start+timeout
-	execLatency time.Duration  // written by the winner of the race
+	execLatency time.Duration  // written by the run's winning claim, or by the timeout stage's exit
 	total       atomic.Int64   // total latency in ns plus one; 0 until the terminal event
 	failedErr   error          // why the primary path failed: the fallback's input
 	err         error          // the error the caller gets (final verdict errored or cancelled)

@@ -37,6 +37,9 @@ func (threadPool) enter(x *execution) verdict {
 	if err == nil {
 		x.thread = &thread{tp: tp}
 		x.suspend()
+		if x.timeout > 0 { // only now: the timer resumes a suspended chain
+			x.ks.deadlines.add(x, x.start+x.timeout)
+		}
 		err = pool.Submit(x.work)
 	}
 	if err == nil {

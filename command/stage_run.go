@@ -37,7 +37,6 @@ func (x *execution) runOnce() (verdict, bool) {
 	case !x.racing():
 	case x.thread == nil && x.overdue(end): // no timer was armed: the clock decides
 		if x.claim(phaseTimedOut) {
-			x.execLatency = x.timeout
 			return timedOut, true
 		}
 	case err == errUnsubscribed || x.callerGone():

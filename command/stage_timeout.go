@@ -9,10 +9,11 @@ import (
 
 // timeout is Hystrix's timeout operator: it starts the execution's clock (so queue wait
 // counts) and opens the race that the run, the timer and the caller settle with claim.
-// An eager timeout joins the key's deadline queue at once (THREAD: the caller must be woken
-// at the deadline); a lazy one only if run asks for ctx.Done, and otherwise the clock
-// decides when run returns (SEMAPHORE: the caller is the run). On the way out it records
-// TIMEOUT for the verdict the race gave.
+// An eager timeout's deadline is always queued (THREAD: the caller must be woken at the
+// deadline), by threadPool once the chain is suspended, so that the timer never finds an
+// execution it cannot resume; a lazy one only if run asks for ctx.Done, and otherwise the
+// clock decides when run returns (SEMAPHORE: the caller is the run). On the way out it
+// records TIMEOUT for the verdict the race gave.
 type timeout struct{ eager bool }
 
 func (t timeout) enter(x *execution) verdict {
@@ -24,9 +25,6 @@ func (t timeout) enter(x *execution) verdict {
 		x.rc.lazy = !t.eager
 	}
 	x.phase.Store(phaseRunning)
-	if t.eager && x.timeout > 0 {
-		x.ks.deadlines.add(x, x.start+x.timeout)
-	}
 	return pending
 }
 
@@ -35,6 +33,7 @@ func (timeout) exit(x *execution, v verdict) verdict {
 		x.ks.deadlines.remove(x)
 	}
 	if v == timedOut {
+		x.execLatency = x.timeout // here, on the goroutine that goes on: not by the timer
 		x.addEvent(metrics.Timeout)
 		x.failedErr = ErrTimeout
 	}
@@ -46,9 +45,8 @@ func (x *execution) overdue(now time.Duration) bool {
 	return x.timeout > 0 && now-x.start >= x.timeout
 }
 
-// expire is the timer's side of the race, at x's deadline. The winner records the time
-// until the timeout as the execution latency and, for a suspended chain (THREAD), resumes
-// it: the caller gets the fallback at once. With interruptOnTimeout the run's context ends
+// expire is the timer's side of the race, at x's deadline. The winner resumes a suspended
+// chain (THREAD): the caller gets the fallback at once. With interruptOnTimeout the run's context ends
 // even if a cancelled Future won the race first: a cancel never takes the timeout away.
 func (x *execution) expire() {
 	x.rc.mu.Lock()
@@ -62,9 +60,6 @@ func (x *execution) expire() {
 // expireLocked claims the timeout and interrupts the run; x.rc.mu is held.
 func (x *execution) expireLocked() bool {
 	won := x.claim(phaseTimedOut)
-	if won {
-		x.execLatency = x.timeout
-	}
 	if x.rc.interrupt && (won || x.phase.Load() == phaseCancelled) {
 		x.rcCancelLocked(context.DeadlineExceeded)
 	}
