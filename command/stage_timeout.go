@@ -46,8 +46,9 @@ func (x *execution) overdue(now time.Duration) bool {
 }
 
 // expire is the timer's side of the race, at x's deadline. The winner resumes a suspended
-// chain (THREAD): the caller gets the fallback at once. With interruptOnTimeout the run's context ends
-// even if a cancelled Future won the race first: a cancel never takes the timeout away.
+// chain (THREAD): the caller gets the fallback at once. With interruptOnTimeout the run's
+// context ends even if a cancelled Future won the race first: a cancel never takes the
+// timeout away.
 func (x *execution) expire() {
 	x.rc.mu.Lock()
 	won := x.expireLocked()
