@@ -73,20 +73,25 @@ func TestTimerDelayAndBatchSizeAreDynamic(t *testing.T) {
 	assert.Equal(t, []int{1, 2}, rec.sizes())
 }
 
+// byParity shards requests into those with an even argument and those with an odd one.
+func byParity(reqs []*Request[int, string]) [][]*Request[int, string] {
+	var even, odd []*Request[int, string]
+	for _, r := range reqs {
+		if r.Argument()%2 == 0 {
+			even = append(even, r)
+		} else {
+			odd = append(odd, r)
+		}
+	}
+	return [][]*Request[int, string]{even, odd}
+}
+
 func TestShardsRunOneCommandEach(t *testing.T) {
 	e := newEnv(t)
 	rec := &recorder{}
 	b := rec.batch()
 	b.Shard = func(reqs []*Request[int, string]) [][]*Request[int, string] {
-		var even, odd []*Request[int, string]
-		for _, r := range reqs {
-			if r.Argument()%2 == 0 {
-				even = append(even, r)
-			} else {
-				odd = append(odd, r)
-			}
-		}
-		return [][]*Request[int, string]{even, odd, nil}
+		return append(byParity(reqs), nil) // an empty shard runs nothing
 	}
 	col := newCollapser(t, e.setter("Sharded", GlobalScope), b)
 
@@ -120,17 +125,6 @@ func TestShardThatDropsARequestLeavesItWithoutResponse(t *testing.T) {
 // in one shard's Command only that shard's requests (ErrBadBatch); the other shards are
 // answered, nothing crashes, and the collapser's next batch is answered.
 func TestPanicsInABatchFailOnlyItsRequests(t *testing.T) {
-	evenOdd := func(reqs []*Request[int, string]) [][]*Request[int, string] {
-		var even, odd []*Request[int, string]
-		for _, r := range reqs {
-			if r.Argument()%2 == 0 {
-				even = append(even, r)
-			} else {
-				odd = append(odd, r)
-			}
-		}
-		return [][]*Request[int, string]{even, odd}
-	}
 	tests := []struct {
 		name    string
 		shard   func(reqs []*Request[int, string]) [][]*Request[int, string]
@@ -143,7 +137,7 @@ func TestPanicsInABatchFailOnlyItsRequests(t *testing.T) {
 			}
 			return [][]*Request[int, string]{reqs}
 		}, (*recorder).command, []error{ErrBadBatch, ErrBadBatch, ErrBadBatch}},
-		{"one shard's Command panics", evenOdd,
+		{"one shard's Command panics", byParity,
 			func(rec *recorder, reqs []*Request[int, string]) Command[map[int]string] {
 				if reqs[0].Argument()%2 == 0 {
 					panic("no command for the even ones")

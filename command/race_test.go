@@ -57,6 +57,30 @@ func together(i int, a, b func()) {
 	wg.Wait()
 }
 
+// contested executes a command of s with ctx whose run, once running and watching its
+// context, returns "v" at the very moment other runs (see together; fallback "fb"). It
+// returns once the run returned (a run that lost still holds its pool slot until then) and
+// other is done (so that nothing of this execution acts on the next one).
+func contested(i int, ctx context.Context, s Setter, other func()) (*Command[string], string, error) {
+	running, finish, returned, helped := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+	cmd := New(s, func(ctx context.Context) (string, error) {
+		defer close(returned)
+		ctx.Done() // a run that watches its context: the timer is armed
+		close(running)
+		<-finish
+		return "v", nil
+	}).WithFallback(fallbackValue("fb"))
+	go func() {
+		defer close(helped)
+		<-running
+		together(i, func() { close(finish) }, other)
+	}()
+	got, err := cmd.Execute(ctx)
+	<-helped
+	<-returned
+	return cmd, got, err
+}
+
 // TestTimeoutRaceHasExactlyOneWinner: the run returns at the very moment the timer fires.
 // Both outcomes must happen, and each execution must have exactly one: the run's value and
 // SUCCESS, or the fallback and TIMEOUT; never both, never neither. Metrics count each once.
@@ -68,23 +92,7 @@ func TestTimeoutRaceHasExactlyOneWinner(t *testing.T) {
 				"circuitBreaker.enabled", "false") // thousands of timeouts must not open it
 			s.ThreadPoolProperties = config.Overrides{"coreSize": "100"} // room for runs ending after the timeout
 			seen := race(t, []string{"success", "timeout"}, func(i int) string {
-				running, finish, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
-				cmd := New(s, func(ctx context.Context) (string, error) {
-					defer close(returned)
-					ctx.Done() // a run that watches its context: the timer is armed
-					close(running)
-					<-finish
-					return "v", nil
-				}).WithFallback(fallbackValue("fb"))
-				helped := make(chan struct{})
-				go func() {
-					defer close(helped)
-					<-running
-					together(i, func() { close(finish) }, func() { e.clk.Advance(100 * time.Millisecond) })
-				}()
-				got, err := cmd.Execute(context.Background())
-				<-helped   // the clock moved only by this execution's timeout
-				<-returned // a timed-out run still holds its pool slot until then
+				cmd, got, err := contested(i, context.Background(), s, func() { e.clk.Advance(100 * time.Millisecond) })
 				require.NoError(t, err)
 				switch events := cmd.ExecutionEvents(); {
 				case got == "v" && assert.Equal(t, ev(metrics.Success), events):
@@ -163,22 +171,7 @@ func TestCallerCancelRaceHasExactlyOneWinner(t *testing.T) {
 	seen := race(t, []string{"success", "cancelled"}, func(i int) string {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		running, finish, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
-		cmd := New(s, func(context.Context) (string, error) {
-			defer close(returned)
-			close(running)
-			<-finish
-			return "v", nil
-		}).WithFallback(fallbackValue("fb"))
-		helped := make(chan struct{})
-		go func() {
-			defer close(helped)
-			<-running
-			together(i, func() { close(finish) }, cancel)
-		}()
-		got, err := cmd.Execute(ctx)
-		<-helped
-		<-returned // an abandoned run still holds its pool slot until then
+		cmd, got, err := contested(i, ctx, s, cancel)
 		switch events := cmd.ExecutionEvents(); {
 		case err == nil && got == "v" && assert.Equal(t, ev(metrics.Success), events):
 			return "success"
