@@ -54,9 +54,9 @@ func TestTablesRoundTripThroughTheReadme(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, parsed, 3)
 	assert.Equal(t, Row{Case: "SuccessCtx", NsPerOp: 464, Allocs: 2, Ratios: map[string]Spread{
-		"cep21": {Median: 0.78}, "failsafe": {Median: 0.3}, "afex": {Median: 0.1}, "gobreaker": {Median: 3}}}, parsed[0])
-	assert.Equal(t, map[string]Spread{"afex": {Median: 0.3}}, parsed[1].Ratios)
-	assert.Equal(t, map[string]Spread{Execute: {Median: 1.8}}, parsed[2].Ratios)
+		"cep21": {0.78, 0.74, 0.82}, "failsafe": {0.3, 0.28, 0.31}, "afex": {0.1, 0.1, 0.1}, "gobreaker": {3, 2.5, 3.5}}}, parsed[0])
+	assert.Equal(t, map[string]Spread{"afex": {0.3, 0.29, 0.31}}, parsed[1].Ratios)
+	assert.Equal(t, map[string]Spread{Execute: {1.8, 1.7, 1.9}}, parsed[2].Ratios)
 
 	rows[0].Allocs = 3
 	updated, err := ReplaceTables(doc, rows[:1])
@@ -69,24 +69,24 @@ func TestTablesRoundTripThroughTheReadme(t *testing.T) {
 
 func TestCheckFindsEveryDrift(t *testing.T) {
 	measured := []Row{
-		{Case: "A", Allocs: 2, Ratios: map[string]Spread{"cep21": {Median: 0.8}, "afex": {Median: 0.1}}},
-		{Case: "B", Allocs: 1, Ratios: map[string]Spread{"cep21": {Median: 1}}},
+		{Case: "A", Allocs: 2, Ratios: map[string]Spread{"cep21": {0.8, 0.8, 0.8}, "afex": {0.1, 0.1, 0.1}}},
+		{Case: "B", Allocs: 1, Ratios: map[string]Spread{"cep21": {1, 1, 1}}},
 	}
 	require.NoError(t, Check(measured, measured, 0.2))
 	within := []Row{
-		{Case: "A", Allocs: 2, Ratios: map[string]Spread{"cep21": {Median: 0.95}, "afex": {Median: 0.085}}},
-		{Case: "B", Allocs: 1, Ratios: map[string]Spread{"cep21": {Median: 1.2}}},
+		{Case: "A", Allocs: 2, Ratios: map[string]Spread{"cep21": {0.95, 0.95, 0.95}, "afex": {0.085, 0.085, 0.085}}},
+		{Case: "B", Allocs: 1, Ratios: map[string]Spread{"cep21": {0.7, 0.6, 1.1}}},
 	}
-	require.NoError(t, Check(within, measured, 0.2), "every ratio within 20 %")
+	require.NoError(t, Check(within, measured, 0.2), "every ratio within 20 % or the published runs")
 
 	err := Check([]Row{
-		{Case: "A", Allocs: 1, Ratios: map[string]Spread{"cep21": {Median: 0.5}, "gobreaker": {Median: 2}}},
+		{Case: "A", Allocs: 1, Ratios: map[string]Spread{"cep21": {0.5, 0.45, 0.79}, "gobreaker": {2, 2, 2}}},
 		{Case: "C", Allocs: 1},
 	}, measured, 0.2)
 	require.Error(t, err)
 	for _, want := range []string{
 		"A: 1 allocs/op published, 2 measured",
-		"A vs cep21: 0.50 published, 0.80 measured",
+		"A vs cep21: 0.50 (0.45-0.79) published, 0.80 (0.80-0.80) measured: off by more than 20 % and outside the published runs",
 		"A: no ratio to afex published, 0.10 measured",
 		"A: a ratio to gobreaker is published, but gobreaker does not take part",
 		"C: published, but no such case is measured",

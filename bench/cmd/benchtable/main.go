@@ -7,12 +7,13 @@
 // of the runs' medians with the lowest and highest of them.
 //
 //	go run ./cmd/benchtable [-runs 5] [-turns 100] [-turn 2ms]          # print the tables
-//	go run ./cmd/benchtable -runs 3 -check ../README.md [-tolerance 0.25] # make bench-check
+//	go run ./cmd/benchtable -runs 5 -check ../README.md [-tolerance 0.2] # make bench-check
 //	go run ./cmd/benchtable -runs 5 -write ../README.md                 # regenerate them
 //
 // -check fails (exit status 1) when the README's tables name other cases, publish other
-// allocations, or publish a ratio more than -tolerance (relative) away from the measured
-// median: the README cannot drift from the code by more than the machine's noise.
+// allocations, or publish a ratio that the measured median is both more than -tolerance
+// (relative) away from and outside the published range of: the README cannot drift from
+// the code by more than the machine's noise.
 package main
 
 import (
@@ -30,7 +31,7 @@ func main() {
 	turn := flag.Duration("turn", 2*time.Millisecond, "about how long one library calls in each turn")
 	check := flag.String("check", "", "a README whose tables must match the measurement")
 	write := flag.String("write", "", "a README whose tables to replace with the measurement")
-	tolerance := flag.Float64("tolerance", 0.25, "with -check: the relative difference a published ratio may have")
+	tolerance := flag.Float64("tolerance", 0.2, "with -check: how far (relative) a ratio may be from the published one when it is also outside the published runs")
 	flag.Parse()
 	if err := run(*runs, *turns, *turn, *check, *write, *tolerance); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
