@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBehaviourComparison runs the whole behaviour comparison (about 2 minutes, make
+// TestBehaviourComparison runs the whole behaviour comparison (about 1 minute, make
 // e2e-behaviour) and prints its table: every library must open its breaker and answer
 // every call, and rxhystrix with evaluateOnFailure must let no more calls reach the
 // failing dependency than the best peer (the README's "opens at the 20th failure like the
