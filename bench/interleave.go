@@ -87,11 +87,11 @@ func Compare(c Case, libs []Lib, turns int, turn time.Duration) (Comparison, err
 	for i := range lanes {
 		l := &lanes[i]
 		// Warm up, and size a turn: calls for about the turn's duration.
-		d, err := c.calls(l.call, 100)
+		ns, err := c.calls(l.call, 100)
 		if err != nil {
 			return out, fmt.Errorf("%s/%s: %w", c.Name, l.lib, err)
 		}
-		l.n = max(int(turn/max(d/100, 1)), 10)
+		l.n = max(int(float64(turn.Nanoseconds())/max(ns, 1)), 10)
 		allocs, err := allocsPerCall(l.call, c.Want)
 		if err != nil {
 			return out, fmt.Errorf("%s/%s: %w", c.Name, l.lib, err)
@@ -101,30 +101,31 @@ func Compare(c Case, libs []Lib, turns int, turn time.Duration) (Comparison, err
 	for t := range turns {
 		for j := range lanes {
 			k := (t + j) % len(lanes)
-			d, err := c.calls(lanes[k].call, lanes[k].n)
+			ns, err := c.calls(lanes[k].call, lanes[k].n)
 			if err != nil {
 				return out, fmt.Errorf("%s/%s: %w", c.Name, lanes[k].lib, err)
 			}
-			out.Lanes[k].NsPerOp[t] = float64(d.Nanoseconds()) / float64(lanes[k].n)
+			out.Lanes[k].NsPerOp[t] = ns
 		}
 	}
 	return out, nil
 }
 
-// calls makes n calls, from GOMAXPROCS goroutines for a parallel case, and returns how
-// long they took.
-func (c Case) calls(call Call, n int) (time.Duration, error) {
+// calls makes about n calls, from GOMAXPROCS goroutines at once for a parallel case, and
+// returns the wall time per call in nanoseconds.
+func (c Case) calls(call Call, n int) (float64, error) {
 	workers := 1
 	if c.Parallel {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	each := max(n/workers, 1)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := range workers {
 		wg.Go(func() {
 			ctx := context.Background()
-			for range n / workers {
+			for range each {
 				if v, err := call(ctx); v != c.Want || err != nil {
 					errs[w] = fmt.Errorf("got %d, %v; want %d", v, err, c.Want)
 					return
@@ -133,7 +134,7 @@ func (c Case) calls(call Call, n int) (time.Duration, error) {
 		})
 	}
 	wg.Wait()
-	return time.Since(start), errors.Join(errs...)
+	return float64(time.Since(start).Nanoseconds()) / float64(each*workers), errors.Join(errs...)
 }
 
 // allocsPerCall returns the heap allocations per call of 1,000 sequential calls, the
