@@ -62,8 +62,9 @@ type Outcome struct {
 	// CallerErrors counts calls that returned an error to the caller (the fallback should
 	// answer every call).
 	CallerErrors int64
-	// ReachedFailing counts the calls that reached the dependency while it was failing.
-	ReachedFailing int64
+	// ReachedFailing counts the calls that reached the dependency while it was failing,
+	// ReachedHealthy those that reached it afterwards.
+	ReachedFailing, ReachedHealthy int64
 	// ShortCircuited counts the calls answered without calling the dependency.
 	ShortCircuited int64
 	// Opened is true when a call was short-circuited; TimeToOpen is from the first
@@ -141,7 +142,7 @@ func RunScenario(lib Lib, sc Scenario) Outcome {
 	dep := &dependency{failUntil: start.Add(sc.FailFor)}
 	tl := drive(t, sc, start, dep.call)
 	o.Calls, o.CallerErrors, o.ShortCircuited = tl.calls, tl.errors, tl.short
-	o.ReachedFailing = dep.failing.Load()
+	o.ReachedFailing, o.ReachedHealthy = dep.failing.Load(), dep.healthy.Load()
 	o.Opened, o.TimeToOpen = tl.firstShort >= 0, tl.firstShort
 	o.Closed = o.Opened && tl.lastShort < sc.Duration-ReopenGuard
 	o.TimeToClose = tl.lastShort - sc.FailFor
@@ -252,33 +253,97 @@ func BehaviourOrder(libs []Lib) []Lib {
 	return append(out, last...)
 }
 
-// WriteBehaviourTable writes the outcomes as a Markdown table.
-func WriteBehaviourTable(w io.Writer, sc Scenario, outs []Outcome) error {
+// WriteBehaviourTable writes the outcomes of one or more runs as a Markdown table, one row
+// per library (runs[i] holds run i's outcomes, the libraries in the same order in every
+// run). With several runs a measurement shows the median and, in parentheses, the lowest
+// and highest; counts that must be exact show the worst run.
+func WriteBehaviourTable(w io.Writer, sc Scenario, runs [][]Outcome) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Dependency fails for %v, then recovers; %d calls/s from %d goroutines for %v; "+
-		"then a burst of %d calls on a fresh key. Breakers: 20 requests, 50 %%, 5 s sleep window.\n\n",
+		"then a burst of %d calls on a fresh key. Breakers: 20 requests, 50 %%, 5 s sleep window. ",
 		sc.FailFor, sc.Rate, sc.Workers, sc.Duration, sc.Burst)
+	if len(runs) > 1 {
+		fmt.Fprintf(b, "%d runs: median (lowest-highest); exactness and goroutines of the worst run.\n\n", len(runs))
+	} else {
+		b.WriteString("One run.\n\n")
+	}
 	b.WriteString("| Lib | calls | reached failing dep | short-circuited | time to open | time to close after recovery | caller errors | metrics: recorded/calls | burst: recorded/calls (dropped) | burst time | goroutines left |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|\n")
-	for _, o := range outs {
-		fmt.Fprintf(b, "| %s | %d | %d | %d | %s | %s | %d | %s | %s | %s | %d |\n",
-			o.Lib, o.Calls, o.ReachedFailing, o.ShortCircuited, when(o.Opened, o.TimeToOpen, "never opened"),
-			when(o.Closed, o.TimeToClose, closeNever(o)), o.CallerErrors, exactness(o.Recorded, o.Calls),
-			burstCell(o), o.BurstTime.Round(time.Millisecond), o.GoroutinesLeft)
+	for i := range runs[0] {
+		var lib []Outcome
+		for _, run := range runs {
+			lib = append(lib, run[i])
+		}
+		worst := lib[0] // the run whose counts are furthest from exact
+		var calls, reached, short, open, closeAfter, burstTime []float64
+		var errs int64
+		opened, closed, left := 0, 0, 0
+		for _, o := range lib {
+			calls, reached, short = append(calls, float64(o.Calls)), append(reached, float64(o.ReachedFailing)), append(short, float64(o.ShortCircuited))
+			burstTime = append(burstTime, float64(o.BurstTime))
+			errs += o.CallerErrors
+			left = max(left, o.GoroutinesLeft)
+			if o.Opened {
+				opened++
+				open = append(open, float64(o.TimeToOpen))
+			}
+			if o.Closed {
+				closed++
+				closeAfter = append(closeAfter, float64(o.TimeToClose))
+			}
+			if misses(o) > misses(worst) {
+				worst = o
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %d |\n", lib[0].Lib,
+			spread(calls, count), spread(reached, count), spread(short, count),
+			times(open, opened, len(lib), "never opened"), times(closeAfter, closed, len(lib), closeNever(opened)),
+			errs, exactness(worst.Recorded, worst.Calls), burstCell(worst), spread(burstTime, duration), left)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func when(happened bool, d time.Duration, never string) string {
-	if !happened {
-		return never
+// misses is how far an outcome's metrics are from exact: the executions they missed in the
+// scenario and the burst.
+func misses(o Outcome) int64 {
+	m := int64(0)
+	if o.Recorded >= 0 {
+		m += max(o.Calls-o.Recorded, o.Recorded-o.Calls)
 	}
-	return d.Round(time.Millisecond).String()
+	if o.BurstRecorded >= 0 {
+		m += max(o.BurstCalls-o.BurstRecorded, o.BurstRecorded-o.BurstCalls)
+	}
+	return m
 }
 
-func closeNever(o Outcome) string {
-	if !o.Opened {
+func count(v float64) string { return fmt.Sprintf("%.0f", v) }
+
+func duration(v float64) string { return time.Duration(v).Round(time.Millisecond).String() }
+
+// spread formats the median of xs and, for several, the lowest and highest.
+func spread(xs []float64, format func(float64) string) string {
+	s := format(Median(xs))
+	if len(xs) > 1 {
+		s += " (" + format(Quantile(xs, 0)) + "-" + format(Quantile(xs, 1)) + ")"
+	}
+	return s
+}
+
+// times formats the durations of the runs in which something happened (happened of runs),
+// or never when it happened in none.
+func times(ds []float64, happened, runs int, never string) string {
+	switch {
+	case happened == 0:
+		return never
+	case happened < runs:
+		return fmt.Sprintf("%s in %d of %d runs", spread(ds, duration), happened, runs)
+	}
+	return spread(ds, duration)
+}
+
+func closeNever(opened int) string {
+	if opened == 0 {
 		return "-"
 	}
 	return "still open at the end"

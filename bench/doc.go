@@ -5,15 +5,17 @@
 //
 // Every library is wrapped as a Target configured from the same Settings (Hystrix
 // defaults: 1 s timeout, breaker of 20 requests / 50 % / 5 s sleep window over a 10 s
-// rolling window, concurrency limit 10,000, a constant fallback). Two things use the
-// targets:
+// rolling window, concurrency limit 10,000, a constant fallback). A Case (cases.go) is one
+// row of the comparison: the run every library protects and how it is called. Three things
+// use them:
 //
-//	Settings ─> Lib.New(key, Settings) ─> Target.Do(ctx, run) ──> benchmarks (bench_test.go)
-//	                                         │                    Benchmark<Case>/<lib>
-//	                                         └──────────────────> RunScenario (behaviour.go)
-//	                                                              failing dependency at a
-//	                                                              fixed rate, Markdown table
+//	Settings ─> Lib.New(key, Settings) ─> Target.Do(ctx, run)
+//	  Case.Open(lib) ─> Call ──┬──> benchmarks (bench_test.go), Benchmark<Case>/<lib>
+//	                           └──> Compare (interleave.go): the libraries take turns,
+//	                                Summarize/Tables/Check (table.go): the README's tables
+//	  RunScenario (behaviour.go): a failing dependency at a fixed rate, Markdown table
 //
+// cmd/benchtable prints, checks or rewrites the README's performance tables;
 // cmd/benchsummary turns `go test -bench` output into a Markdown table of medians and
 // rxhystrix/peer ratios; cmd/behaviour prints the behaviour comparison. See README.md.
 package bench

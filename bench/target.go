@@ -65,21 +65,33 @@ type FrontDoors interface {
 	QueueGet(ctx context.Context, run Run) (int, error)
 }
 
+// Tripped is how a breaker opened under Trip.
+type Tripped struct {
+	// Failures are the times the failing calls reached the run, in order.
+	Failures []time.Time
+	// Open is when the first call was short-circuited.
+	Open time.Time
+}
+
 // Trip opens t's breaker the way traffic does: it calls t with a failing run, one call a
 // millisecond, until a call is answered without calling the run (short-circuited). It
 // gives up after limit.
-func Trip(ctx context.Context, t Target, limit time.Duration) error {
+func Trip(ctx context.Context, t Target, limit time.Duration) (Tripped, error) {
+	var tr Tripped
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		var reached atomic.Bool
+		at := time.Now()
 		if _, err := t.Do(ctx, func(ctx context.Context) (int, error) {
 			reached.Store(true)
 			return Fail(ctx)
 		}); err != nil {
-			return fmt.Errorf("bench: trip: %w", err)
+			return tr, fmt.Errorf("bench: trip: %w", err)
 		}
 		if !reached.Load() {
-			return nil
+			tr.Open = at
+			return tr, nil
 		}
+		tr.Failures = append(tr.Failures, at)
 	}
-	return fmt.Errorf("bench: trip: the breaker did not open within %v", limit)
+	return tr, fmt.Errorf("bench: trip: the breaker did not open within %v", limit)
 }

@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,64 +11,112 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// raceTrial releases n goroutines at once on Attempt and returns how many were let
-// through, and the ticket of the last of them.
-func raceTrial(b CircuitBreaker, n int) (int64, Ticket) {
+// trialRace is one round of raceTrial: how many goroutines were let through, how many
+// lost the contested start of the trial (they saw it due, another started it first: a
+// ticket but no pass), and the ticket of the winner.
+type trialRace struct {
+	passed, lost int64
+	trial        Ticket
+}
+
+// raceTrial releases n goroutines at once on Attempt.
+func raceTrial(b CircuitBreaker, n int) trialRace {
 	var (
-		start  = make(chan struct{})
-		wg     sync.WaitGroup
-		passed atomic.Int64
-		ticket atomic.Uint32
+		start        = make(chan struct{})
+		wg           sync.WaitGroup
+		passed, lost atomic.Int64
+		ticket       atomic.Uint32
 	)
 	for range n {
 		wg.Go(func() {
 			<-start
 			b.AllowRequest()
-			if t, ok := b.Attempt(); ok {
+			t, ok := b.Attempt()
+			switch {
+			case ok:
 				passed.Add(1)
 				ticket.Store(uint32(t))
+			case t != 0:
+				lost.Add(1)
 			}
 			b.IsOpen()
 		})
 	}
 	close(start)
 	wg.Wait()
-	return passed.Load(), Ticket(ticket.Load())
+	return trialRace{passed.Load(), lost.Load(), Ticket(ticket.Load())}
+}
+
+// raceRounds runs round until at least 50 rounds ran and the contested start of a trial
+// was lost by someone in at least one of them (a race that never happened proves
+// nothing), at most 20,000 rounds. Every round must have exactly one winner.
+func raceRounds(t *testing.T, round func(i int) trialRace) {
+	t.Helper()
+	contested := 0
+	i := 0
+	for ; i < 20000 && (i < 50 || contested == 0); i++ {
+		r := round(i)
+		require.EqualValues(t, 1, r.passed, "round %d: exactly one trial", i)
+		if r.lost > 0 {
+			contested++
+		}
+	}
+	require.Positive(t, contested, "in %d rounds no goroutine lost the start of a trial to another", i)
+	t.Logf("%d rounds, %d of them contested", i, contested)
 }
 
 func TestRaceExactlyOneTrialWhenTheSleepWindowExpires(t *testing.T) {
-	const goroutines = 64
 	f := newFixture(t)
 	f.trip()
-	for round := range 50 {
+	raceRounds(t, func(round int) trialRace {
 		f.clk.Advance(5 * time.Second)
-		passed, trial := raceTrial(f.b, goroutines)
-		require.EqualValues(t, 1, passed, "round %d", round)
+		r := raceTrial(f.b, 64)
 		require.Equal(t, HalfOpen, f.b.State())
 		switch round % 3 {
 		case 0:
-			f.b.Report(trial, Failure)
+			f.b.Report(r.trial, Failure)
 		case 1:
-			f.b.Report(trial, Cancelled)
+			f.b.Report(r.trial, Cancelled)
 		case 2: // abandoned: the next round's Advance passes the trial deadline
 		}
-	}
+		return r
+	})
 }
 
 func TestRaceExactlyOneTrialAfterRelease(t *testing.T) {
 	f := newFixture(t)
 	f.trip()
 	trial := f.trial(t)
-	for round := range 50 {
+	raceRounds(t, func(int) trialRace {
 		f.b.Report(trial, BadRequest)
-		var passed int64
-		passed, trial = raceTrial(f.b, 64)
-		require.EqualValues(t, 1, passed, "round %d", round)
-	}
+		r := raceTrial(f.b, 64)
+		trial = r.trial
+		return r
+	})
 }
 
-// TestRaceEverythingAtOnce drives every method from many goroutines while the clock
-// moves, for the race detector, and checks the transitions form one consistent chain.
+// everyKind are the transitions TestRaceEverythingAtOnce must see happen.
+var everyKind = [][2]State{{Closed, Open}, {Open, HalfOpen}, {HalfOpen, Open}, {HalfOpen, Closed}}
+
+// kindsOf counts the transitions of ts by (from, to).
+func kindsOf(ts []Transition) map[[2]State]int {
+	kinds := map[[2]State]int{}
+	for _, tr := range ts {
+		kinds[[2]State{tr.From, tr.To}]++
+	}
+	return kinds
+}
+
+// transitionsFrom returns the transitions recorded after the first from.
+func (r *recorder) transitionsFrom(from int) []Transition {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Transition(nil), r.ts[from:]...)
+}
+
+// TestRaceEverythingAtOnce drives every method from many goroutines while the clock moves
+// (for the race detector) until every kind of transition happened (at most 200,000 s of
+// fake time or 10 s), and checks the transitions form one consistent chain.
 func TestRaceEverythingAtOnce(t *testing.T) {
 	f := newFixture(t)
 	var (
@@ -94,11 +143,20 @@ func TestRaceEverythingAtOnce(t *testing.T) {
 		})
 	}
 	wg.Go(func() {
-		for range 2000 {
+		defer close(stop)
+		kinds, seen := map[[2]State]int{}, 0
+		for i, deadline := 0, time.Now().Add(10*time.Second); i < 200_000 && time.Now().Before(deadline); i++ {
 			f.trip()
 			f.clk.Advance(time.Second)
+			if i%100 == 99 {
+				ts := f.rec.transitionsFrom(seen)
+				seen += len(ts)
+				maps.Copy(kinds, kindsOf(ts))
+				if len(kinds) == len(everyKind) {
+					return
+				}
+			}
 		}
-		close(stop)
 	})
 	wg.Wait()
 
@@ -111,4 +169,9 @@ func TestRaceEverythingAtOnce(t *testing.T) {
 		prev = tr.To
 	}
 	assert.Equal(t, prev, f.b.State())
+	kinds := kindsOf(ts)
+	for _, k := range everyKind {
+		assert.Positive(t, kinds[k], "the race never took the breaker from %v to %v: %v", k[0], k[1], kinds)
+	}
+	t.Logf("%d transitions: %v", len(ts), kinds)
 }

@@ -65,15 +65,29 @@ func TestFakeBlockUntil(t *testing.T) {
 	require.True(t, fired.Load())
 }
 
+// TestSystemClock brackets every reading of the system clock between two readings of
+// package time, and checks that its timers wait at least their duration.
 func TestSystemClock(t *testing.T) {
 	clk := System()
 	before := time.Now()
-	assert.False(t, clk.Now().Before(before))
-	assert.GreaterOrEqual(t, clk.Since(before), time.Duration(0))
-	timer := clk.NewTimer(time.Millisecond)
-	<-timer.C()
-	done := make(chan struct{})
-	clk.AfterFunc(time.Millisecond, func() { close(done) })
-	<-done
+	now := clk.Now()
+	after := time.Now()
+	assert.False(t, now.Before(before), "Now is not earlier than a reading taken before it")
+	assert.False(t, now.After(after), "Now is not later than a reading taken after it")
+
+	timer := clk.NewTimer(2 * time.Millisecond)
+	fired := <-timer.C()
+	assert.GreaterOrEqual(t, fired.Sub(before), 2*time.Millisecond, "the timer waited its duration")
+	low := time.Since(before)
+	since := clk.Since(before)
+	high := time.Since(before)
+	assert.GreaterOrEqual(t, since, low)
+	assert.LessOrEqual(t, since, high)
+	assert.GreaterOrEqual(t, since, 2*time.Millisecond)
+
+	start := time.Now()
+	done := make(chan time.Duration)
+	clk.AfterFunc(2*time.Millisecond, func() { done <- time.Since(start) })
+	assert.GreaterOrEqual(t, <-done, 2*time.Millisecond, "AfterFunc waited its duration")
 	assert.True(t, clk.NewTimer(time.Hour).Stop())
 }

@@ -73,20 +73,25 @@ func TestTimerDelayAndBatchSizeAreDynamic(t *testing.T) {
 	assert.Equal(t, []int{1, 2}, rec.sizes())
 }
 
+// byParity shards requests into those with an even argument and those with an odd one.
+func byParity(reqs []*Request[int, string]) [][]*Request[int, string] {
+	var even, odd []*Request[int, string]
+	for _, r := range reqs {
+		if r.Argument()%2 == 0 {
+			even = append(even, r)
+		} else {
+			odd = append(odd, r)
+		}
+	}
+	return [][]*Request[int, string]{even, odd}
+}
+
 func TestShardsRunOneCommandEach(t *testing.T) {
 	e := newEnv(t)
 	rec := &recorder{}
 	b := rec.batch()
 	b.Shard = func(reqs []*Request[int, string]) [][]*Request[int, string] {
-		var even, odd []*Request[int, string]
-		for _, r := range reqs {
-			if r.Argument()%2 == 0 {
-				even = append(even, r)
-			} else {
-				odd = append(odd, r)
-			}
-		}
-		return [][]*Request[int, string]{even, odd, nil}
+		return append(byParity(reqs), nil) // an empty shard runs nothing
 	}
 	col := newCollapser(t, e.setter("Sharded", GlobalScope), b)
 
@@ -114,6 +119,59 @@ func TestShardThatDropsARequestLeavesItWithoutResponse(t *testing.T) {
 	vals, errs := results(t, fs)
 	assert.ErrorIs(t, errs[0], ErrNoResponse)
 	assert.Equal(t, "v2", vals[1])
+}
+
+// TestPanicsInABatchFailOnlyItsRequests: a panic in Shard fails the whole batch, a panic
+// in one shard's Command only that shard's requests (ErrBadBatch); the other shards are
+// answered, nothing crashes, and the collapser's next batch is answered.
+func TestPanicsInABatchFailOnlyItsRequests(t *testing.T) {
+	tests := []struct {
+		name    string
+		shard   func(reqs []*Request[int, string]) [][]*Request[int, string]
+		command func(rec *recorder, reqs []*Request[int, string]) Command[map[int]string]
+		want    []error // for arguments 1, 2, 3
+	}{
+		{"Shard panics", func(reqs []*Request[int, string]) [][]*Request[int, string] {
+			if len(reqs) > 1 {
+				panic("no shards")
+			}
+			return [][]*Request[int, string]{reqs}
+		}, (*recorder).command, []error{ErrBadBatch, ErrBadBatch, ErrBadBatch}},
+		{"one shard's Command panics", byParity,
+			func(rec *recorder, reqs []*Request[int, string]) Command[map[int]string] {
+				if reqs[0].Argument()%2 == 0 {
+					panic("no command for the even ones")
+				}
+				return rec.command(reqs)
+			}, []error{nil, ErrBadBatch, nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			rec := &recorder{}
+			b := rec.batch()
+			b.Shard = tt.shard
+			b.Command = func(reqs []*Request[int, string]) Command[map[int]string] { return tt.command(rec, reqs) }
+			col := newCollapser(t, e.setter("Panics", GlobalScope), b)
+			fs := queueAll(context.Background(), col, 1, 2, 3)
+			e.clk.Advance(10 * time.Millisecond)
+			vals, errs := results(t, fs)
+			for i, want := range tt.want {
+				if want == nil {
+					assert.NoError(t, errs[i])
+					assert.Equal(t, "v"+itoa(i+1), vals[i])
+				} else {
+					assert.ErrorIs(t, errs[i], want, "argument %d", i+1)
+				}
+			}
+
+			fs = queueAll(context.Background(), col, 5) // the collapser still works
+			e.clk.Advance(10 * time.Millisecond)
+			vals, errs = results(t, fs)
+			assert.Equal(t, []string{"v5"}, vals)
+			assert.Equal(t, []error{nil}, errs)
+		})
+	}
 }
 
 func TestRequestScopeBatchesPerRequestContext(t *testing.T) {

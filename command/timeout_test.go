@@ -126,3 +126,72 @@ func TestTimeoutDisabled(t *testing.T) {
 	assert.Equal(t, 5*time.Second, cmd.TotalLatency())
 	e.assertIdle("T")
 }
+
+// TestRunContextAfterItEnded: a run that only looks at its context once it has ended, by
+// the caller's cancel or by the deadline passing, finds it ended whichever method it asks
+// (Err, Done, AfterFunc), and the outcome follows (CANCELLED, TIMEOUT).
+func TestRunContextAfterItEnded(t *testing.T) {
+	tests := []struct {
+		name   string
+		end    func(e *env, cancel context.CancelFunc)
+		ask    func(t *testing.T, ctx context.Context)
+		want   error
+		events []metrics.EventType
+	}{
+		{"Err after the caller cancelled", func(_ *env, cancel context.CancelFunc) { cancel() },
+			func(t *testing.T, ctx context.Context) {}, context.Canceled, ev(metrics.Cancelled)},
+		{"Done after the caller cancelled", func(_ *env, cancel context.CancelFunc) { cancel() },
+			closedNow, context.Canceled, ev(metrics.Cancelled)},
+		{"Done after the deadline passed", func(e *env, _ context.CancelFunc) { e.clk.Advance(150 * time.Millisecond) },
+			closedNow, context.DeadlineExceeded, ev(metrics.Timeout, metrics.FallbackSuccess)},
+		{"AfterFunc once Err saw the deadline pass", func(e *env, _ context.CancelFunc) { e.clk.Advance(150 * time.Millisecond) },
+			func(t *testing.T, ctx context.Context) {
+				require.Error(t, ctx.Err())
+				called := make(chan struct{})
+				// the method context.AfterFunc uses once Done is not closed yet
+				stop := ctx.(interface{ AfterFunc(func()) func() bool }).AfterFunc(func() { close(called) })
+				select {
+				case <-called:
+				case <-time.After(5 * time.Second):
+					t.Fatal("AfterFunc of an ended context was not called")
+				}
+				assert.False(t, stop(), "already called")
+			}, context.DeadlineExceeded, ev(metrics.Timeout, metrics.FallbackSuccess)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			caller, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var runErr error
+			cmd := New(e.setter("T", "execution.isolation.thread.timeoutInMilliseconds", "100"),
+				func(ctx context.Context) (string, error) {
+					tt.end(e, cancel)
+					tt.ask(t, ctx)
+					runErr = ctx.Err()
+					return "late", runErr
+				}).WithFallback(fallbackValue("fb"))
+			got, err := cmd.Execute(caller)
+			assert.Equal(t, tt.want, runErr)
+			assert.Equal(t, tt.events, cmd.ExecutionEvents())
+			if tt.want == context.Canceled {
+				assert.ErrorIs(t, err, context.Canceled, "the caller left: it gets its context's error")
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, "fb", got)
+			}
+			e.assertNoDeadlines("T")
+			e.assertIdle("T")
+		})
+	}
+}
+
+// closedNow fails the test unless ctx.Done is already closed.
+func closedNow(t *testing.T, ctx context.Context) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+	default:
+		t.Error("Done is not closed although the context ended")
+	}
+}

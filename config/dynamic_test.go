@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -283,12 +284,16 @@ func TestOnErrorCancel(t *testing.T) {
 	assert.Len(t, log.take(), 2)
 }
 
+// TestConcurrentSetAndGet: readers always see one of the values written, never a torn or
+// stale-after-the-end one. Writers go on until the readers saw both values written (the
+// contested reads happened), at most 20,000 sets each.
 func TestConcurrentSetAndGet(t *testing.T) {
 	mem, store, _ := newTestStore(t)
 	c, err := store.Command("Race", nil)
 	require.NoError(t, err)
 	var readers, writers sync.WaitGroup
 	stop := make(chan struct{})
+	var saw100, saw200 atomic.Bool
 	for range 4 {
 		readers.Go(func() {
 			for {
@@ -297,8 +302,13 @@ func TestConcurrentSetAndGet(t *testing.T) {
 					return
 				default:
 				}
-				d := c.ExecutionTimeout.Get()
-				if d != time.Second && d != 100*time.Millisecond && d != 200*time.Millisecond {
+				switch d := c.ExecutionTimeout.Get(); d {
+				case 100 * time.Millisecond:
+					saw100.Store(true)
+				case 200 * time.Millisecond:
+					saw200.Store(true)
+				case time.Second:
+				default:
 					t.Errorf("unexpected timeout %v", d)
 					return
 				}
@@ -308,7 +318,7 @@ func TestConcurrentSetAndGet(t *testing.T) {
 	}
 	for i := range 4 {
 		writers.Go(func() {
-			for j := range 200 {
+			for j := 0; j < 20_000 && (j < 200 || !saw100.Load() || !saw200.Load()); j++ {
 				mem.Set("hystrix.command.Race."+timeoutName, []string{"100", "200"}[(i+j)%2])
 				if _, err := store.Command("Race2", nil); err != nil {
 					t.Error(err)
@@ -319,6 +329,7 @@ func TestConcurrentSetAndGet(t *testing.T) {
 	writers.Wait()
 	close(stop)
 	readers.Wait()
+	assert.True(t, saw100.Load() && saw200.Load(), "the readers saw both values written")
 	mem.Set("hystrix.command.Race."+timeoutName, "100")
 	assert.Equal(t, 100*time.Millisecond, c.ExecutionTimeout.Get())
 }

@@ -38,8 +38,8 @@ func TestExecutionHookDeclaresMethodsInReferenceOrder(t *testing.T) {
 }
 
 // callAll calls every hook method once, in reference order.
-func callAll(ctx context.Context, h ExecutionHook, info Info, v any, err error) []error {
-	return []error{
+func callAll(ctx context.Context, h ExecutionHook, info Info, v any, err error) [16]error {
+	return [16]error{
 		func() error { _, err := h.OnStart(ctx, info); return err }(),
 		h.OnThreadStart(ctx, info),
 		h.OnExecutionStart(ctx, info),
@@ -59,11 +59,19 @@ func callAll(ctx context.Context, h ExecutionHook, info Info, v any, err error) 
 	}
 }
 
-func TestNoopHookReturnsNoErrors(t *testing.T) {
+// TestNoopHookChangesNothing: the no-op hook returns no error, hands OnStart's context
+// back unchanged and allocates nothing.
+func TestNoopHookChangesNothing(t *testing.T) {
+	ctx := context.WithValue(t.Context(), ctxKey{}, "caller")
+	info := Info{CommandKey: "k"}
 	for _, h := range []ExecutionHook{NoopHook{}, &NoopHook{}} {
-		for _, err := range callAll(t.Context(), h, Info{CommandKey: "k"}, 1, errors.New("boom")) {
+		for _, err := range callAll(ctx, h, info, 1, errors.New("boom")) {
 			assert.NoError(t, err)
 		}
+		got, err := h.OnStart(ctx, info)
+		require.NoError(t, err)
+		assert.Equal(t, ctx, got, "OnStart returns the caller's context")
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _ = callAll(ctx, h, info, nil, nil) }))
 	}
 }
 

@@ -46,13 +46,21 @@ func (h *held) run() {
 	<-h.release
 }
 
-// waitStarted fails the test if the task has not started within a second.
+// waitStarted fails the test if the task has not started in time.
 func (h *held) waitStarted(t testing.TB) {
 	t.Helper()
+	Await(t, h.started, "held task started")
+}
+
+// Await fails the test unless ch is closed within two seconds: a task that never runs
+// must fail its test at once, not hang the whole run until go test's timeout. Exported
+// for the isolation_test package.
+func Await(t testing.TB, ch <-chan struct{}, what string) {
+	t.Helper()
 	select {
-	case <-h.started:
-	case <-time.After(time.Second):
-		t.Fatal("held task did not start")
+	case <-ch:
+	case <-time.After(2 * time.Second):
+		t.Fatalf("timed out waiting: %s", what)
 	}
 }
 

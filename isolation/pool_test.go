@@ -210,7 +210,7 @@ func TestPoolLoweringTheMaximumRetiresWorkers(t *testing.T) {
 	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 1, CompletedTaskCount: 3, TaskCount: 3})
 	require.NoError(t, tp.Submit(func() { close(ran) }))
-	<-ran
+	Await(t, ran, "the task ran")
 }
 
 func TestPoolWorkersAboveALoweredMaximumLeaveTheQueueAlone(t *testing.T) {
@@ -320,7 +320,7 @@ func TestPoolLoweringCore(t *testing.T) {
 			tp.core.Set(1)
 			done := make(chan struct{})
 			require.NoError(t, tp.Submit(func() { close(done) })) // notices the change
-			<-done
+			Await(t, done, "the task ran")
 			requireGauges(t, tp.Pool, PoolGauges{PoolSize: tt.wantPool, LargestPoolSize: 3,
 				CorePoolSize: 1, MaximumPoolSize: tt.wantMaximum, CompletedTaskCount: 4, TaskCount: 4})
 			assert.Equal(t, tt.wantPending, tp.clk.Pending())
@@ -363,7 +363,7 @@ func TestPoolKeepAliveRunsFromTheDecreaseOfCore(t *testing.T) {
 
 	done := make(chan struct{})
 	require.NoError(t, tp.Submit(func() { close(done) }), "an empty pool starts a worker again")
-	<-done
+	Await(t, done, "the task ran")
 }
 
 func TestPoolGaugesStepByStep(t *testing.T) {
@@ -435,11 +435,7 @@ func TestPoolCloseRunsQueuedTasksAndWaits(t *testing.T) {
 
 	a.free()
 	b.free()
-	select {
-	case <-closed:
-	case <-time.After(2 * time.Second):
-		t.Fatal("Close did not return after the tasks ended")
-	}
+	Await(t, closed, "Close returned after the tasks ended")
 	assert.Equal(t, int64(4), queuedRan.Load(), "queued tasks ran before Close returned")
 	g := tp.Gauges()
 	assert.Equal(t, 0, g.PoolSize)
@@ -470,7 +466,7 @@ func TestPoolSurvivesAPanickingTask(t *testing.T) {
 		MaximumPoolSize: 1, CompletedTaskCount: 1, TaskCount: 1})
 	done := make(chan struct{})
 	require.NoError(t, tp.Submit(func() { close(done) }))
-	<-done
+	Await(t, done, "the task ran")
 	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
 		MaximumPoolSize: 1, CompletedTaskCount: 2, TaskCount: 2})
 	out := logs.String()
@@ -488,7 +484,7 @@ func TestPoolSurvivesATaskThatEndsItsGoroutine(t *testing.T) {
 	done := make(chan struct{})
 	require.NoError(t, tp.Submit(func() { close(done) })) // queued behind the Goexit task
 	block.free()
-	<-done // a replacement worker ran the queued task
+	Await(t, done, "a replacement worker ran the queued task")
 	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
 		MaximumPoolSize: 1, CompletedTaskCount: 2, TaskCount: 2})
 }
@@ -511,5 +507,5 @@ func TestPoolCoreZeroWithQueueStillRuns(t *testing.T) {
 	tp := newTestPool(t, poolConfig{core: 0, maximum: 1, diverge: true, queue: 5, threshold: 5})
 	done := make(chan struct{})
 	require.NoError(t, tp.Submit(func() { close(done) }))
-	<-done
+	Await(t, done, "the task ran")
 }

@@ -30,7 +30,7 @@ func block(t *testing.T, p *isolation.Pool) (free func()) {
 	t.Helper()
 	started, release := make(chan struct{}), make(chan struct{})
 	require.NoError(t, p.Submit(func() { close(started); <-release }))
-	<-started
+	isolation.Await(t, started, "the blocking task started")
 	done := false
 	free = func() {
 		if !done {
@@ -107,7 +107,7 @@ func TestPoolRegistryCloseClosesEveryPool(t *testing.T) {
 	freeA := block(t, a)
 	ran := make(chan struct{})
 	require.NoError(t, b.Submit(func() { close(ran) }))
-	<-ran
+	isolation.Await(t, ran, "the task ran")
 
 	closed := make(chan struct{})
 	go func() {
@@ -117,7 +117,7 @@ func TestPoolRegistryCloseClosesEveryPool(t *testing.T) {
 	require.Eventually(t, func() bool { return errors.Is(b.Submit(func() {}), isolation.ErrClosed) }, time.Second, 100*time.Microsecond)
 	require.ErrorIs(t, a.Submit(func() {}), isolation.ErrClosed, "all pools stop accepting at once")
 	freeA()
-	<-closed
+	isolation.Await(t, closed, "Close returned")
 	assert.Zero(t, a.Gauges().PoolSize)
 	assert.Zero(t, b.Gauges().PoolSize)
 	_, err = r.Get("A", nil)
@@ -132,7 +132,7 @@ func TestEvictClosesAndForgetsThePool(t *testing.T) {
 	require.NoError(t, err)
 	ran := make(chan struct{})
 	require.NoError(t, old.Submit(func() { close(ran) }))
-	<-ran
+	isolation.Await(t, ran, "the task ran")
 	require.Equal(t, 1, old.Gauges().PoolSize)
 
 	free := block(t, old) // a task still running: Evict does not wait for it
@@ -152,7 +152,7 @@ func TestEvictClosesAndForgetsThePool(t *testing.T) {
 	assert.False(t, fresh.Closed())
 	done := make(chan struct{})
 	require.NoError(t, fresh.Submit(func() { close(done) }), "a fresh, working pool")
-	<-done
+	isolation.Await(t, done, "the task ran")
 }
 
 func TestDefaultRegistryIsProcessWide(t *testing.T) {

@@ -171,15 +171,23 @@ func TestEvictionNeverHoldsUpTheRoll(t *testing.T) {
 	e.r.Command("idle")
 	release := make(chan struct{})
 	stuck := make(chan struct{})
-	e.r.OnCommandEvicted(func(*CommandMetrics) { close(stuck); <-release })
+	e.r.OnCommandEvicted(func(m *CommandMetrics) {
+		if m.Key() != "idle" {
+			t.Errorf("%s was evicted, but it has a completion in its window", m.Key())
+			return
+		}
+		close(stuck)
+		<-release
+	})
 	e.mem.Set("hystrix.command.live.metrics.healthSnapshot.intervalInMilliseconds", "1")
 	live := e.r.Command("live")
-	e.clk.Advance(2 * time.Second) // a sweep evicts "idle" and blocks in the listener
+	live.MarkComplete(result(Success)) // in its 10 s window: not idle
+	e.clk.Advance(2 * time.Second)     // a sweep evicts "idle" and blocks in the listener
 	<-stuck
 	for i := range 5 {
 		live.MarkComplete(result(Success))
 		e.clk.Advance(time.Millisecond)
-		assert.Equal(t, int64(i+1), live.HealthCounts().TotalRequests)
+		assert.Equal(t, int64(i+2), live.HealthCounts().TotalRequests)
 	}
 	close(release)
 	e.r.Flush()

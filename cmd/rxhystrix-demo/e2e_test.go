@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -97,6 +98,40 @@ func TestE2EPrometheus(t *testing.T) {
 	transitions := prom.query(t, `hystrix_circuit_breaker_transitions_total{command="CheckInventory",from="closed",to="open"}`, ended.Add(-2*time.Second))
 	require.Len(t, transitions, 1)
 	assert.GreaterOrEqual(t, transitions[0].value, 1.0)
+
+	// What the README promises the user of make demo: the table shows the breaker open and
+	// closed again within the first half minute.
+	opened, closedAt := tableBreaker(out.String(), "CheckInventory")
+	require.Positive(t, opened, "the table never showed CheckInventory OPEN:\n%s", out.String())
+	require.Positive(t, closedAt, "the table never showed CheckInventory CLOSED after OPEN:\n%s", out.String())
+	assert.LessOrEqual(t, closedAt, 30*time.Second, "open and closed again within the first half minute")
+	t.Logf("the table showed CheckInventory OPEN at %s, CLOSED again at %s", opened, closedAt)
+}
+
+// tableBreaker returns the first elapsed time (a "--- 12s ---" heading) at which the
+// printed table showed key's breaker OPEN, and the first after it that showed it CLOSED;
+// 0 for what it never showed.
+func tableBreaker(out, key string) (opened, closed time.Duration) {
+	var at time.Duration
+	for _, line := range strings.Split(out, "\n") {
+		if h, ok := strings.CutPrefix(line, "--- "); ok {
+			if d, err := time.ParseDuration(strings.TrimSuffix(h, " ---")); err == nil {
+				at = d
+			}
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) == 0 || fields[0] != key {
+			continue
+		}
+		switch {
+		case opened == 0 && slices.Contains(fields, "OPEN"):
+			opened = at
+		case opened != 0 && slices.Contains(fields, "CLOSED"):
+			return opened, at
+		}
+	}
+	return opened, 0
 }
 
 // readmeQueries returns the PromQL queries of the README's board (its promql block).
