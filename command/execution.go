@@ -43,6 +43,7 @@ type execution struct {
 	executed    bool           // run started: MarkStart was called
 	timed       bool           // start is set
 	start       time.Duration  // since ks.rt.base: when the timeout stage started the clock
+	end         time.Duration  // when run returned (run's goroutine)
 	timeout     time.Duration  // 0: no timeout; the deadline is start+timeout
 	execLatency time.Duration  // written by the run's winning claim (see runLatency)
 	total       atomic.Int64   // total latency in ns plus one; 0 until the terminal event

@@ -25,8 +25,9 @@ type keyState struct {
 	poolKey     string  // the Setter's ThreadPoolKey (info's may be threadPoolKeyOverride)
 	poolProps   config.Overrides
 	stream      bool
-	reported    atomic.Bool // err was logged
-	differs     atomic.Bool // a differing Setter was logged
+	reported    atomic.Bool    // err was logged
+	differs     atomic.Bool    // a differing Setter was logged
+	sameProps   atomic.Uintptr // the address of the properties map that last compared equal
 	metrics     *metrics.CommandMetrics
 	breaker     breaker.CircuitBreaker
 	execSem     *isolation.Semaphore

@@ -211,14 +211,37 @@ func (ks *keyState) compare(s *Setter) {
 	if ks.differs.Load() || ks.props == nil {
 		return
 	}
+	if s.GroupKey != ks.info.GroupKey || s.ThreadPoolKey != ks.poolKey ||
+		!sameOverrides(ks.poolProps, s.ThreadPoolProperties) {
+		ks.logDiffers(s)
+		return
+	}
+	addr := mapAddr(s.Properties)
+	if addr == ks.sameProps.Load() { // the map that compared equal last time: a Setter kept in a variable
+		return
+	}
 	var implied []config.Entry[config.CommandProperties]
 	if ks.stream {
 		implied = streamDefaults
 	}
-	if s.GroupKey == ks.info.GroupKey && s.ThreadPoolKey == ks.poolKey &&
-		sameOverrides(ks.poolProps, s.ThreadPoolProperties) && ks.props.SameInCode(s.Properties, implied...) {
-		return
+	if ks.props.SameInCode(s.Properties, implied...) || !ks.logDiffers(s) {
+		ks.sameProps.Store(addr) // the same values (perhaps written differently)
 	}
+}
+
+// mapAddr is the address of m's data, 0 for an empty map: an identity that keeps nothing
+// alive (a map later allocated at the same address with other values would pass as the
+// same Setter, which costs at most a missed warning).
+func mapAddr(m config.Overrides) uintptr {
+	if len(m) == 0 {
+		return 0
+	}
+	return uintptr(reflect.ValueOf(m).UnsafePointer())
+}
+
+// logDiffers logs, once per key, how s differs from the key's first Setter; it reports
+// whether s differs at all once its values are parsed ("300" and "300ms" are the same).
+func (ks *keyState) logDiffers(s *Setter) bool {
 	later := s.Properties
 	if ks.stream {
 		later, _ = streamOverrides(later)
@@ -230,10 +253,14 @@ func (ks *keyState) compare(s *Setter) {
 	if ks.poolKey != s.ThreadPoolKey {
 		diffs = append(diffs, config.Difference{Name: "ThreadPoolKey", First: ks.poolKey, Second: s.ThreadPoolKey})
 	}
-	if len(diffs) > 0 && ks.differs.CompareAndSwap(false, true) {
+	if len(diffs) == 0 {
+		return false
+	}
+	if ks.differs.CompareAndSwap(false, true) {
 		ks.rt.logger.Warn("command: a later Setter differs from the first one of its key, which wins",
 			"key", s.CommandKey, "differences", diffs)
 	}
+	return true
 }
 
 func sameSetter(a, b *Setter) bool {

@@ -32,6 +32,7 @@ func (x *execution) runOnce() (verdict, bool) {
 	}
 	err := x.callRun()
 	end := x.now()
+	x.end = end
 	x.ks.deadlines.remove(x)
 	switch {
 	case !x.racing():

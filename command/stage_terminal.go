@@ -51,7 +51,11 @@ func (terminal) exit(x *execution, v verdict) verdict {
 // publish records the execution in metrics and tells the event notifier.
 func (x *execution) publish(v verdict) {
 	var total time.Duration
-	if x.timed {
+	switch {
+	case !x.timed:
+	case v == succeeded && x.hook == nil && x.thread == nil:
+		total = x.end - x.start // nothing ran after the run: its end is the terminal time
+	default:
 		total = x.now() - x.start
 	}
 	res := x.result(total)
@@ -75,20 +79,15 @@ func (x *execution) publish(v verdict) {
 	}
 }
 
-// result builds the metrics record of the execution.
+// result builds the metrics record of the execution: what metrics read of it (events,
+// whether and where run executed, latencies), the rest being on the Command's accessors.
 func (x *execution) result(total time.Duration) metrics.ExecutionResult {
 	var r metrics.ExecutionResult
 	if x.executed {
 		r = r.WithExecuted(x.thread != nil).WithExecutionLatency(x.runLatency())
 	}
 	if x.timed {
-		r = r.WithStartTime(x.startTime()).WithTotalLatency(total)
-	}
-	if x.failedErr != nil {
-		r = r.WithFailedExecutionError(x.failedErr)
-	}
-	if x.err != nil {
-		r = r.WithExecutionError(x.err)
+		r = r.WithTotalLatency(total)
 	}
 	var collapsed int
 	if x.rare != nil {
