@@ -12,8 +12,8 @@ import (
 
 // TestFrontDoorAllocations pins what each front door allocates per call on SEMAPHORE
 // isolation (the race detector changes allocation counts, so this runs without it): the
-// Command itself, plus the done channel for a run that watches its context, the future for
-// Queue, and the replay machinery for Observe.
+// Command itself, plus the done channel for a run that watches its context, the outcomes
+// (future and observable) for Queue, and the replay machinery for Observe.
 func TestFrontDoorAllocations(t *testing.T) {
 	s := semaphoreSetter(NewRuntime())
 	defer s.Runtime.Close()
@@ -33,7 +33,7 @@ func TestFrontDoorAllocations(t *testing.T) {
 	}{
 		{"Execute", 1, func() { _, _ = New(s, benchRun).WithFallback(benchFallback).Execute(ctx) }},
 		{"Execute, run watching ctx", 2, func() { _, _ = New(s, watching).WithFallback(benchFallback).Execute(ctx) }},
-		{"Queue+Get", 2, func() {
+		{"Queue+Get", 3, func() {
 			f, err := New(s, benchRun).WithFallback(benchFallback).Queue(ctx)
 			require.NoError(t, err)
 			_, _ = f.Get(ctx)

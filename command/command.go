@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"sync/atomic"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -23,10 +24,30 @@ type Command[T any] struct {
 	run      func(ctx context.Context) (T, error)
 	fallback func(ctx context.Context, err error) (T, error)
 
-	out   T                    // what run returned; kept by won if the run won the race
-	value T                    // what the caller gets: the run's or the fallback's value
-	fut   observable.Future[T] // Queue's future, Observe's source, request-cache hits' wait
-	hot   hot[T]               // Observe's observable
+	out   T                           // what run returned; kept by won if the run won the race
+	value T                           // what the caller gets: the run's or the fallback's value
+	doors atomic.Pointer[outcomes[T]] // made by Queue, Observe or a request-cache slot
+}
+
+// outcomes is what the front doors that do not wait, and request-cache hits, read the
+// outcome from: Queue's future (also Observe's source and the hits' wait) and Observe's
+// observable. Execute does without, so a Command that only executes is smaller.
+type outcomes[T any] struct {
+	fut observable.Future[T]
+	hot hot[T]
+}
+
+// outcomes returns the Command's outcomes, making them on first use.
+func (c *Command[T]) outcomes() *outcomes[T] {
+	if o := c.doors.Load(); o != nil {
+		return o
+	}
+	o := &outcomes[T]{}
+	o.fut.SetCanceler((*canceler)(&c.execution))
+	if c.doors.CompareAndSwap(nil, o) {
+		return o
+	}
+	return c.doors.Load()
 }
 
 // New returns a command of the key s names, running run. The key's state is resolved on
@@ -89,16 +110,16 @@ func (c *Command[T]) Execute(ctx context.Context) (T, error) {
 // cancelled only with execution.isolation.thread.interruptOnFutureCancel (else the run
 // goes on unobserved, still bounded by its timeout).
 func (c *Command[T]) Queue(ctx context.Context) (*observable.Future[T], error) {
-	c.start(ctx)
-	if !c.fut.Ready() {
-		return &c.fut, nil
+	fut := &c.start(ctx).fut
+	if !fut.Ready() {
+		return fut, nil
 	}
-	_, err := c.fut.Get(ctx)
+	_, err := fut.Get(ctx)
 	var re *Error
 	if errors.As(err, &re) && re.Type != CommandException && re.Type != Timeout {
-		return &c.fut, err
+		return fut, err
 	}
-	return &c.fut, nil
+	return fut, nil
 }
 
 // Observe starts the command at once, with the caller's context (request cache, request
@@ -107,9 +128,9 @@ func (c *Command[T]) Queue(ctx context.Context) (*observable.Future[T], error) {
 // the call, on the caller's goroutine, as in Hystrix. The command is cancelled when ctx
 // ends before its outcome, not when subscribers leave.
 func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
-	c.start(ctx)
-	c.hot.init(&c.fut)
-	return &c.hot
+	o := c.start(ctx)
+	o.hot.init(&o.fut)
+	return &o.hot
 }
 
 // ToObservable returns a cold observable: each subscription executes the command with
@@ -129,17 +150,18 @@ func (c *Command[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 
 // start begins an asynchronous execution for Queue and Observe: the chain runs until it
 // decides or suspends, and the future completes when it decides.
-func (c *Command[T]) start(ctx context.Context) {
+func (c *Command[T]) start(ctx context.Context) *outcomes[T] {
 	x := &c.execution
-	c.fut.SetCanceler((*canceler)(x))
+	o := c.outcomes()
 	if err := c.begin(ctx, true); err != nil {
 		var zero T
-		c.fut.Complete(zero, err)
-		return
+		o.fut.Complete(zero, err)
+		return o
 	}
 	if v := x.chain.run(x, pending); v != suspended {
 		c.settled(x, v)
 	}
+	return o
 }
 
 // begin is execution.begin with the checks of the Command's own fields.
@@ -203,9 +225,9 @@ func (c *Command[T]) callFallback(x *execution, cause error) (err error) {
 	return nil
 }
 
-func (c *Command[T]) settled(_ *execution, v verdict) { c.fut.Complete(c.outcome(v)) }
+func (c *Command[T]) settled(_ *execution, v verdict) { c.outcomes().fut.Complete(c.outcome(v)) }
 
-func (c *Command[T]) done() <-chan struct{} { return c.fut.Done() }
+func (c *Command[T]) done() <-chan struct{} { return c.outcomes().fut.Done() }
 
 func (c *Command[T]) replays(other body) bool {
 	_, ok := other.(*Command[T])

@@ -23,9 +23,9 @@ import (
 // any time.
 type execution struct {
 	ks    *keyState
-	chain chain // picked at begin from the isolation strategy
-	at    int   // chain.run's position: the stages [0, at) await their exit
-	body  body  // the Command or Stream: the user code at both ends of the chain
+	chain *chain // picked at begin from the isolation strategy
+	at    int    // chain.run's position: the stages [0, at) await their exit
+	body  body   // the Command or Stream: the user code at both ends of the chain
 
 	parent   context.Context     // the caller's, or what onStart returned
 	hook     hooks.ExecutionHook // nil while the registry holds the no-op hook

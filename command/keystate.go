@@ -114,11 +114,11 @@ func streamOverrides(o config.Overrides) (config.Overrides, error) {
 }
 
 // chainFor returns the chain x runs: a stream's always isolates with the semaphore.
-func (ks *keyState) chainFor(x *execution) chain {
+func (ks *keyState) chainFor(x *execution) *chain {
 	if x.body.streams() {
-		return chains[config.Semaphore]
+		return &chains[config.Semaphore]
 	}
-	return chains[ks.props.IsolationStrategy.Get()]
+	return &chains[ks.props.IsolationStrategy.Get()]
 }
 
 // misconfigured counts an execution of a key whose settings are invalid (a BAD_REQUEST in
