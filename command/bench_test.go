@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/reactivex/rxgo/v2"
+
 	"github.com/rxhystrix/rxhystrix/config"
 )
 
@@ -175,6 +177,23 @@ func BenchmarkExecuteWatchingCancellableContext(b *testing.B) {
 	for b.Loop() {
 		if v, err := New(s, run).WithFallback(benchFallback).Execute(ctx); err != nil || v != 1 {
 			b.Fatal(v, err)
+		}
+	}
+}
+
+// BenchmarkRxgoDeferFloor: an rxgo.Defer that sends one constant, drained like
+// BenchmarkToObservable: the floor of any cold rxgo observable (a producer goroutine and a
+// channel hand-off per subscription), which ToObservable pays on top of Execute.
+func BenchmarkRxgoDeferFloor(b *testing.B) {
+	obs := rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
+		rxgo.Of(1).SendContext(ctx, next)
+	}})
+	b.ReportAllocs()
+	for b.Loop() {
+		for it := range obs.Observe() {
+			if it.V != 1 {
+				b.Fatal(it)
+			}
 		}
 	}
 }

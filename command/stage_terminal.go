@@ -82,19 +82,16 @@ func (x *execution) publish(v verdict) {
 // result builds the metrics record of the execution: what metrics read of it (events,
 // whether and where run executed, latencies), the rest being on the Command's accessors.
 func (x *execution) result(total time.Duration) metrics.ExecutionResult {
-	var r metrics.ExecutionResult
-	if x.executed {
-		r = r.WithExecuted(x.thread != nil).WithExecutionLatency(x.runLatency())
-	}
-	if x.timed {
-		r = r.WithTotalLatency(total)
-	}
 	var collapsed int
 	if x.rare != nil {
 		collapsed = x.rare.collapsed
 	}
-	return r.WithEventCounts(metrics.NewEventCounts(x.events.Load(),
-		int(x.emits.Load()), int(x.fbEmits.Load()), collapsed))
+	var latency time.Duration
+	if x.executed {
+		latency = x.runLatency()
+	}
+	events := metrics.NewEventCounts(x.events.Load(), int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
+	return metrics.NewExecutionResult(events, x.executed, x.thread != nil, latency, total)
 }
 
 // onStart calls the onStart hook with the caller's context; the context it returns is the

@@ -21,6 +21,14 @@ type ExecutionResult struct {
 	executionErr     error
 }
 
+// NewExecutionResult returns in one step the record metrics read of an execution: its
+// events, whether run executed (and on a pool goroutine), its execution latency (run only)
+// and its total latency. The With methods set the rest.
+func NewExecutionResult(events EventCounts, executed, inThread bool, executionLatency, totalLatency time.Duration) ExecutionResult {
+	return ExecutionResult{events: events, executed: executed, executedInThread: executed && inThread,
+		executionLatency: executionLatency, totalLatency: totalLatency}
+}
+
 // WithEvent returns r with one more event of type e.
 func (r ExecutionResult) WithEvent(e EventType) ExecutionResult {
 	r.events = r.events.Add(e, 1)
