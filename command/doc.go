@@ -40,13 +40,14 @@
 //	  semaphore     SEMAPHORE only: the execution semaphore, held until run returns
 //	  timeout       starts the clock (queue wait counts) and the deadline; the run and the
 //	                timer race to claim the execution, exactly one wins
-//	  threadPool    THREAD only: submits the rest of the chain to the key's goroutine pool
-//	                and suspends the chain until the run, the timer or the caller resumes it
+//	  threadPool    THREAD only: submits the run stage to the key's goroutine pool, queues
+//	                the deadline and suspends the chain until the run, the timer or the
+//	                caller resumes it
 //	  run           onExecutionStart, run (or construct and its stream), classify
 //
 // Verdicts travel by value (verdict.go): a stage returns what happened, it never leaves an
 // outcome in a field for a later stage to find. Per-execution state is one struct,
-// execution, embedded in the Command (its only allocation); the stages are stateless
+// execution, embedded in the Command (Execute's only allocation); the stages are stateless
 // values, so assembling the chain costs nothing per call. The chain runs inline on the
 // caller's goroutine up to the run under SEMAPHORE isolation (no goroutine, no channel,
 // no rxgo operator on the path). Under THREAD isolation it suspends in threadPool; Execute
@@ -57,11 +58,12 @@
 // (permits released, metrics and breaker told), so nothing leaks.
 //
 // The front doors are views of one execution: Execute drives it and returns; Queue drives
-// it and returns the Command's own Future (completed before Queue returns under SEMAPHORE,
-// as in Hystrix; a rejection or short circuit without fallback is Queue's error);
-// Observe drives it with the caller's context and returns a hot observable that replays the
-// outcome (a pre-filled channel once it is known, no goroutine); ToObservable drives it when
-// subscribed, with the subscriber's context (rxgo.Defer); Values drives it when ranged.
+// it and returns a Future made for it (completed before Queue returns under SEMAPHORE, as
+// in Hystrix; a rejection or short circuit without fallback is Queue's error); Observe
+// drives it with the caller's context and returns a hot observable that replays the
+// outcome (a pre-filled channel once it is known, no goroutine); ToObservable drives it
+// when subscribed, with the subscriber's context (rxgo.Defer); Values drives it when
+// ranged.
 // Streams run under SEMAPHORE isolation only: construct's observable emits on its own
 // goroutines already, so a pool worker would only wait on channels while holding a slot
 // (defining a stream key with THREAD isolation in code is an error).
@@ -72,12 +74,14 @@
 // (with execution.isolation.thread.interruptOnTimeout), when the caller's context ends,
 // or when a Future is cancelled with interruptOnFutureCancel; never merely because run
 // returned, so a value tied to it (an HTTP response body) stays usable after Execute. It is
-// part of the Command (no allocation); its Done channel is made only when asked for. A
-// stream's construct context ends with its subscription (completion, error, timeout,
-// unsubscribe).
+// part of the Command (no allocation); its Done channel is made only when asked for, and
+// its watch on the caller's context holds the execution weakly, so a long-lived caller
+// context keeps no command alive. A stream's construct context ends with its subscription
+// (completion, error, timeout, unsubscribe).
 //
-// Deadlines are kept per command key in one ordered queue with one clock timer
-// (deadlines.go), not one timer per execution. Under SEMAPHORE isolation an execution
+// Deadlines are kept per command key in a few ordered queues (striped, so parallel callers
+// share no lock), each with one clock timer (deadlines.go), not one timer per execution.
+// Under SEMAPHORE isolation an execution
 // joins the queue only if run asks for ctx.Done (otherwise the clock decides when run
 // returns, and ctx.Err polls it); the caller gets its outcome when run returns, TIMEOUT if
 // the timer won. Under THREAD isolation every execution joins it, and the caller gets the

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"weak"
@@ -114,44 +113,25 @@ func TestStreamContextEndsWithTheSubscription(t *testing.T) {
 }
 
 func TestCancelledFutureKeepsTheTimeout(t *testing.T) {
-	rt := NewRuntime() // the real clock: the pool's workers must come back on their own
-	s := Setter{Runtime: rt, CommandKey: "F", ThreadPoolKey: "FPool",
-		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300",
-			"circuitBreaker.enabled": "false"}, // the rejections while we wait would open it
-		ThreadPoolProperties: config.Overrides{"coreSize": "5"}}
-	var started sync.WaitGroup
+	e := newEnv(t)
+	s := e.threadSetter("F", config.Overrides{"coreSize": "5"},
+		"execution.isolation.thread.timeoutInMilliseconds", "300")
 	for range 5 {
-		started.Add(1)
-		f, err := New(s, func(ctx context.Context) (string, error) {
-			started.Done()
-			<-ctx.Done() // honours its context: the timeout must still end it
-			return "", ctx.Err()
-		}).Queue(context.Background())
+		started := make(chan struct{})
+		f, err := New(s, blockUntilDone(started)).Queue(context.Background()) // honours its context
 		require.NoError(t, err)
-		started.Wait()
+		<-started
 		f.Cancel() // interruptOnFutureCancel=false: the run goes on, bounded by the timeout
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got, err := New(s, value("later")).Execute(context.Background())
-		if err == nil {
-			assert.Equal(t, "later", got)
-			break
-		}
-		require.ErrorIs(t, err, ErrThreadPoolFull)
-		require.True(t, time.Now().Before(deadline), "the workers never came back")
-		time.Sleep(10 * time.Millisecond)
-	}
-	closed := make(chan struct{})
-	go func() {
-		rt.Close()
-		close(closed)
-	}()
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close hung on runs a cancelled future left behind")
-	}
+	_, err := New(s, value("now")).Execute(context.Background())
+	require.ErrorIs(t, err, ErrThreadPoolFull, "the cancelled runs still hold every worker")
+
+	e.clk.Advance(300 * time.Millisecond) // their timeout ends their context
+	e.waitPoolIdle("F")
+	got, err := New(s, value("later")).Execute(context.Background())
+	require.NoError(t, err, "the workers came back")
+	assert.Equal(t, "later", got)
+	e.assertIdle("F") // and the runtime's Close in the cleanup returns
 }
 
 func TestPanickingClassifierIsAFailure(t *testing.T) {

@@ -64,15 +64,6 @@ func Await(t testing.TB, ch <-chan struct{}, what string) {
 	}
 }
 
-func (h *held) isStarted() bool {
-	select {
-	case <-h.started:
-		return true
-	default:
-		return false
-	}
-}
-
 // poolConfig is the starting configuration of a test pool.
 type poolConfig struct {
 	core, maximum    int

@@ -19,8 +19,6 @@ const (
 	batched               // the batch command of a collapser
 )
 
-var kindNames = [...]string{plain: "plain", streaming: "stream", cached: "cached", batched: "batch"}
-
 // fallbackMode is what a key's fallback does.
 type fallbackMode uint8
 
