@@ -213,19 +213,6 @@ func (r Registries) command(m *metrics.CommandMetrics, p *config.CommandProperti
 	return c
 }
 
-func commandCounts(m *metrics.CommandMetrics) CommandCounts {
-	n := m.RollingCount
-	return CommandCounts{
-		BadRequests: n(metrics.BadRequest), CollapsedRequests: n(metrics.Collapsed), Emit: n(metrics.Emit),
-		ExceptionsThrown: n(metrics.ExceptionThrown), Failure: n(metrics.Failure),
-		FallbackEmit: n(metrics.FallbackEmit), FallbackFailure: n(metrics.FallbackFailure),
-		FallbackMissing: n(metrics.FallbackMissing), FallbackRejection: n(metrics.FallbackRejection),
-		FallbackSuccess: n(metrics.FallbackSuccess), ResponsesFromCache: n(metrics.ResponseFromCache),
-		SemaphoreRejected: n(metrics.SemaphoreRejected), ShortCircuited: n(metrics.ShortCircuited),
-		Success: n(metrics.Success), ThreadPoolRejected: n(metrics.ThreadPoolRejected), Timeout: n(metrics.Timeout),
-	}
-}
-
 func commandPropertyValues(p *config.CommandProperties) CommandPropertyValues {
 	timeout := p.ExecutionTimeout.Get().Milliseconds()
 	v := CommandPropertyValues{

@@ -42,7 +42,8 @@ type Command struct {
 	ThreadPool     string `json:"threadPool"`
 }
 
-// CommandCounts are the rolling event counts of a command (rolling statistical window).
+// CommandCounts are the rolling event counts of a command (rolling statistical window):
+// one field per event type that metrics.EventType.StreamName names, rollingCount<name>.
 type CommandCounts struct {
 	BadRequests        int64 `json:"rollingCountBadRequests"`
 	CollapsedRequests  int64 `json:"rollingCountCollapsedRequests"`

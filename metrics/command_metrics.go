@@ -129,11 +129,16 @@ func (m *CommandMetrics) LiveHealthCounts() HealthCounts {
 
 // healthCounters returns the health total and errors over every completion recorded.
 func (m *CommandMetrics) healthCounters() healthBucket {
-	c := &m.s.c
-	success := c.load(int(Success))
-	errs := c.load(int(Failure)) + c.load(int(Timeout)) + c.load(int(ThreadPoolRejected)) +
-		c.load(int(SemaphoreRejected))
-	return healthBucket{total: success + errs, errs: errs}
+	var ok, errs uint32
+	for set := healthyMask | unhealthyMask; set != 0; set &= set - 1 {
+		e := bits.TrailingZeros32(set)
+		if n := m.s.c.load(e); unhealthyMask&(1<<e) != 0 {
+			errs += n
+		} else {
+			ok += n
+		}
+	}
+	return healthBucket{total: ok + errs, errs: errs}
 }
 
 // OnHealthCounts registers f to receive every new health snapshot, one per

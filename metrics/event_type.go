@@ -30,21 +30,81 @@ const (
 	NumEventTypes = int(CommandMaxActive) + 1
 )
 
-var eventTypeNames = [NumEventTypes]string{
-	"EMIT", "SUCCESS", "FAILURE", "TIMEOUT", "BAD_REQUEST", "SHORT_CIRCUITED",
-	"THREAD_POOL_REJECTED", "SEMAPHORE_REJECTED", "FALLBACK_EMIT", "FALLBACK_SUCCESS",
-	"FALLBACK_FAILURE", "FALLBACK_REJECTION", "FALLBACK_DISABLED", "FALLBACK_MISSING",
-	"EXCEPTION_THROWN", "RESPONSE_FROM_CACHE", "CANCELLED", "COLLAPSED", "COMMAND_MAX_ACTIVE",
-}
+// Health is what an event says about the health of the dependency behind its command: the
+// circuit breaker's health counts and its verdict on a trial are read from it.
+type Health uint8
 
 const (
-	terminalMask = 1<<Success | 1<<BadRequest | 1<<FallbackSuccess | 1<<FallbackFailure |
-		1<<FallbackRejection | 1<<FallbackDisabled | 1<<FallbackMissing |
-		1<<ResponseFromCache | 1<<Cancelled
-	exceptionMask = 1<<BadRequest | 1<<FallbackFailure | 1<<FallbackDisabled |
-		1<<FallbackMissing | 1<<FallbackRejection
-	countedMask = 1<<Emit | 1<<FallbackEmit | 1<<Collapsed
+	// Neutral events say nothing about the dependency and are not counted: the command
+	// never reached it (SHORT_CIRCUITED), the caller was at fault (BAD_REQUEST) or left
+	// (CANCELLED), or the event follows the one that counted (fallbacks, cache hits).
+	Neutral Health = iota
+	// Healthy events count as a request that succeeded: SUCCESS.
+	Healthy
+	// Unhealthy events count as a request and an error: FAILURE, TIMEOUT and the
+	// isolation's rejections (a dependency too slow to give its permits back).
+	Unhealthy
 )
+
+// eventInfo is what an event type means. eventInfos is the one table every reader takes
+// that meaning from (health counts, EXCEPTION_THROWN, the thread-pool events, the
+// dashboard stream, the exporters), so a new event type is one line here and cannot fall
+// into a reader's default.
+type eventInfo struct {
+	name      string // the Hystrix name
+	terminal  bool   // ends an execution
+	exception bool   // the caller sees an error: counts as EXCEPTION_THROWN
+	counted   bool   // may happen more than once per execution (carries a count)
+	health    Health
+	pool      ThreadPoolEventType // the thread-pool event it makes, with inPool
+	inPool    bool
+	stream    string // the Hystrix stream's rollingCount<stream> field; "" when not shown
+}
+
+var eventInfos = [NumEventTypes]eventInfo{
+	Emit:               {name: "EMIT", counted: true, stream: "Emit"},
+	Success:            {name: "SUCCESS", terminal: true, health: Healthy, pool: Executed, inPool: true, stream: "Success"},
+	Failure:            {name: "FAILURE", health: Unhealthy, pool: Executed, inPool: true, stream: "Failure"},
+	Timeout:            {name: "TIMEOUT", health: Unhealthy, pool: Executed, inPool: true, stream: "Timeout"},
+	BadRequest:         {name: "BAD_REQUEST", terminal: true, exception: true, pool: Executed, inPool: true, stream: "BadRequests"},
+	ShortCircuited:     {name: "SHORT_CIRCUITED", stream: "ShortCircuited"},
+	ThreadPoolRejected: {name: "THREAD_POOL_REJECTED", health: Unhealthy, pool: Rejected, inPool: true, stream: "ThreadPoolRejected"},
+	SemaphoreRejected:  {name: "SEMAPHORE_REJECTED", health: Unhealthy, stream: "SemaphoreRejected"},
+	FallbackEmit:       {name: "FALLBACK_EMIT", counted: true, stream: "FallbackEmit"},
+	FallbackSuccess:    {name: "FALLBACK_SUCCESS", terminal: true, stream: "FallbackSuccess"},
+	FallbackFailure:    {name: "FALLBACK_FAILURE", terminal: true, exception: true, stream: "FallbackFailure"},
+	FallbackRejection:  {name: "FALLBACK_REJECTION", terminal: true, exception: true, stream: "FallbackRejection"},
+	FallbackDisabled:   {name: "FALLBACK_DISABLED", terminal: true, exception: true},
+	FallbackMissing:    {name: "FALLBACK_MISSING", terminal: true, exception: true, stream: "FallbackMissing"},
+	ExceptionThrown:    {name: "EXCEPTION_THROWN", stream: "ExceptionsThrown"},
+	ResponseFromCache:  {name: "RESPONSE_FROM_CACHE", terminal: true, stream: "ResponsesFromCache"},
+	Cancelled:          {name: "CANCELLED", terminal: true},
+	Collapsed:          {name: "COLLAPSED", counted: true, stream: "CollapsedRequests"},
+	CommandMaxActive:   {name: "COMMAND_MAX_ACTIVE"},
+}
+
+// Masks of the event types with an attribute, made from eventInfos.
+var (
+	terminalMask  = eventMask(func(i eventInfo) bool { return i.terminal })
+	exceptionMask = eventMask(func(i eventInfo) bool { return i.exception })
+	countedMask   = eventMask(func(i eventInfo) bool { return i.counted })
+	healthyMask   = eventMask(func(i eventInfo) bool { return i.health == Healthy })
+	unhealthyMask = eventMask(func(i eventInfo) bool { return i.health == Unhealthy })
+	poolMasks     = [NumThreadPoolEventTypes]uint32{
+		Executed: eventMask(func(i eventInfo) bool { return i.inPool && i.pool == Executed }),
+		Rejected: eventMask(func(i eventInfo) bool { return i.inPool && i.pool == Rejected }),
+	}
+)
+
+func eventMask(has func(eventInfo) bool) uint32 {
+	var m uint32
+	for e, i := range eventInfos {
+		if has(i) {
+			m |= 1 << e
+		}
+	}
+	return m
+}
 
 // AllEventTypes returns every command event type in Hystrix order.
 func AllEventTypes() []EventType {
@@ -58,23 +118,39 @@ func AllEventTypes() []EventType {
 // String returns the Hystrix name, e.g. "SUCCESS" or "THREAD_POOL_REJECTED".
 func (e EventType) String() string {
 	if int(e) < NumEventTypes {
-		return eventTypeNames[e]
+		return eventInfos[e].name
 	}
 	return "UNKNOWN"
 }
 
+// info returns e's attributes (the zero ones for an unknown type).
+func (e EventType) info() eventInfo {
+	if int(e) < NumEventTypes {
+		return eventInfos[e]
+	}
+	return eventInfo{}
+}
+
 // IsTerminal reports whether e ends an execution (SUCCESS, BAD_REQUEST, the fallback
 // outcomes, RESPONSE_FROM_CACHE, CANCELLED).
-func (e EventType) IsTerminal() bool { return e < 32 && terminalMask&(1<<e) != 0 }
+func (e EventType) IsTerminal() bool { return e.info().terminal }
 
 // IsExceptionProducing reports whether e makes the caller see an error, so that it counts
 // as EXCEPTION_THROWN: BAD_REQUEST, FALLBACK_FAILURE, FALLBACK_DISABLED, FALLBACK_MISSING,
 // FALLBACK_REJECTION.
-func (e EventType) IsExceptionProducing() bool { return e < 32 && exceptionMask&(1<<e) != 0 }
+func (e EventType) IsExceptionProducing() bool { return e.info().exception }
+
+// Health returns what e says about the dependency's health (see Health).
+func (e EventType) Health() Health { return e.info().health }
+
+// StreamName returns the name of e's rolling count on the Hystrix dashboard stream, the
+// field rollingCount<StreamName> ("Success", "BadRequests", ...), or "" for the events the
+// stream does not show.
+func (e EventType) StreamName() string { return e.info().stream }
 
 // isCounted reports whether an execution can record e more than once (EMIT, FALLBACK_EMIT,
 // COLLAPSED carry a count; every other type is present or absent).
-func (e EventType) isCounted() bool { return e < 32 && countedMask&(1<<e) != 0 }
+func (e EventType) isCounted() bool { return e.info().counted }
 
 // ThreadPoolEventType is an event of a thread pool (Hystrix's
 // HystrixEventType.ThreadPool).
@@ -105,13 +181,8 @@ func (e ThreadPoolEventType) String() string {
 // ThreadPoolEventFrom maps a command event to its thread-pool event, as Hystrix does:
 // SUCCESS, FAILURE, TIMEOUT, BAD_REQUEST -> EXECUTED; THREAD_POOL_REJECTED -> REJECTED.
 func ThreadPoolEventFrom(e EventType) (ThreadPoolEventType, bool) {
-	switch e {
-	case Success, Failure, Timeout, BadRequest:
-		return Executed, true
-	case ThreadPoolRejected:
-		return Rejected, true
-	}
-	return 0, false
+	i := e.info()
+	return i.pool, i.inPool
 }
 
 // CollapserEventType is an event of a request collapser (Hystrix's

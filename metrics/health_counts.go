@@ -1,9 +1,12 @@
 package metrics
 
+import "math/bits"
+
 // HealthCounts is the rolling health of one command key, as Hystrix's HealthCounts:
-// TotalRequests = SUCCESS + FAILURE + TIMEOUT + THREAD_POOL_REJECTED + SEMAPHORE_REJECTED,
-// ErrorCount = TotalRequests - SUCCESS, ErrorPercentage = ErrorCount*100/TotalRequests
-// (integer part; 0 when TotalRequests is 0). SHORT_CIRCUITED, BAD_REQUEST, cache hits and
+// TotalRequests counts the Healthy and Unhealthy events (EventType.Health: SUCCESS,
+// FAILURE, TIMEOUT, THREAD_POOL_REJECTED, SEMAPHORE_REJECTED), ErrorCount the Unhealthy
+// ones, ErrorPercentage = ErrorCount*100/TotalRequests (integer part; 0 when TotalRequests
+// is 0). SHORT_CIRCUITED, BAD_REQUEST, cache hits and
 // fallback events do not count; a fallback outcome counts through the failure before it.
 type HealthCounts struct {
 	TotalRequests   int64
@@ -29,12 +32,7 @@ func (h HealthCounts) Plus(c EventCounts) HealthCounts {
 
 // healthOf returns the health total and error contribution of one execution's events.
 func healthOf(c EventCounts) (total, errs uint32) {
-	const errMask = 1<<Failure | 1<<Timeout | 1<<ThreadPoolRejected | 1<<SemaphoreRejected
-	if c.set&(1<<Success) != 0 {
-		total++
-	}
-	for m := c.set & errMask; m != 0; m &= m - 1 {
-		errs++
-	}
-	return total + errs, errs
+	ok := uint32(bits.OnesCount32(c.set & healthyMask))
+	errs = uint32(bits.OnesCount32(c.set & unhealthyMask))
+	return ok + errs, errs
 }

@@ -55,11 +55,11 @@ func (m *ThreadPoolMetrics) MarkStart() { m.s.markStart() }
 
 // MarkComplete folds the outcome of one command of this pool into its counters (call it
 // for every completion of a THREAD-isolated command, rejections included): SUCCESS,
-// FAILURE, TIMEOUT and BAD_REQUEST count as EXECUTED, THREAD_POOL_REJECTED as REJECTED.
+// FAILURE, TIMEOUT and BAD_REQUEST count as EXECUTED, THREAD_POOL_REJECTED as REJECTED
+// (ThreadPoolEventFrom).
 // If res.ExecutedInThread() it ends the activity MarkStart began.
 func (m *ThreadPoolMetrics) MarkComplete(res ExecutionResult) {
-	const executedMask = 1<<Success | 1<<Failure | 1<<Timeout | 1<<BadRequest
-	executed, rejected := res.events.set&executedMask != 0, res.events.Contains(ThreadPoolRejected)
+	executed, rejected := res.events.set&poolMasks[Executed] != 0, res.events.set&poolMasks[Rejected] != 0
 	if res.executedInThread {
 		m.s.current.Add(-1)
 	}

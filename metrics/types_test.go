@@ -43,6 +43,37 @@ func TestEventTypeClasses(t *testing.T) {
 	}
 	_, ok := ThreadPoolEventFrom(ShortCircuited)
 	assert.False(t, ok)
+	health := map[EventType]Health{Success: Healthy, Failure: Unhealthy, Timeout: Unhealthy,
+		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy}
+	for _, e := range AllEventTypes() {
+		assert.Equal(t, health[e], e.Health(), e.String())
+		assert.NotEqual(t, "UNKNOWN", e.String(), "every event type has its row in the table")
+	}
+	assert.Equal(t, "BadRequests", BadRequest.StreamName())
+	assert.Empty(t, Cancelled.StreamName(), "Hystrix's stream has no rollingCountCancelled")
+}
+
+// The health counts of one execution are read from the event table: every Healthy event
+// counts as a request, every Unhealthy one as a request and an error.
+func TestHealthOfOneExecution(t *testing.T) {
+	for _, tc := range []struct {
+		events      []EventType
+		total, errs int64
+	}{
+		{[]EventType{Success}, 1, 0},
+		{[]EventType{Failure, FallbackSuccess}, 1, 1},
+		{[]EventType{Timeout, FallbackMissing}, 1, 1},
+		{[]EventType{ShortCircuited, FallbackSuccess}, 0, 0},
+		{[]EventType{BadRequest}, 0, 0},
+		{[]EventType{Cancelled}, 0, 0},
+		{[]EventType{ResponseFromCache, Success}, 1, 0},
+	} {
+		var c EventCounts
+		for _, e := range tc.events {
+			c = c.Add(e, 1)
+		}
+		assert.Equal(t, NewHealthCounts(tc.total, tc.errs), HealthCounts{}.Plus(c), "%v", tc.events)
+	}
 }
 
 func TestEventCounts(t *testing.T) {
