@@ -130,7 +130,9 @@ func (b *breaker) Report(t Ticket, o Outcome) {
 	switch s.state {
 	case Closed:
 		if b.p.CircuitBreakerEvaluateOnFailure.Get() {
-			b.trip(b.health.LiveHealthCounts(), t, "counted at a failure")
+			// the failure reported is not in the key's metrics yet: count it here
+			h := b.health.LiveHealthCounts()
+			b.trip(metrics.NewHealthCounts(h.TotalRequests+1, h.ErrorCount+1), t, "counted at a failure")
 		}
 	case HalfOpen:
 		switch o {

@@ -245,23 +245,24 @@ func TestOutcomesOutsideATrialChangeNothing(t *testing.T) {
 }
 
 // TestEvaluateOnFailureOpensAtOnce: with circuitBreaker.evaluateOnFailure a failure in
-// CLOSED re-evaluates the thresholds from the live counts, on the caller.
+// CLOSED re-evaluates the thresholds from the live counts plus the failure reported (not
+// in the metrics yet), on the caller.
 func TestEvaluateOnFailureOpensAtOnce(t *testing.T) {
 	f := newFixture(t)
 	f.k.setBool("evaluateOnFailure", true)
 	tk, ok := f.b.Attempt()
 	require.True(t, ok)
 
-	f.rec.setLive(outcomes{failure: 19})
+	f.rec.setLive(outcomes{failure: 18})
 	f.b.Report(tk, Failure)
-	assert.Equal(t, Closed, f.b.State(), "below the volume threshold")
+	assert.Equal(t, Closed, f.b.State(), "below the volume threshold: 18 + the one reported")
 	f.b.Report(tk, Success)
 	f.b.Report(tk, BadRequest)
 	assert.Equal(t, 1, f.rec.liveReads(), "only failures evaluate")
 
-	f.rec.setLive(outcomes{failure: 20})
+	f.rec.setLive(outcomes{failure: 19})
 	f.b.Report(tk, Failure)
-	assert.Equal(t, Open, f.b.State())
+	assert.Equal(t, Open, f.b.State(), "19 + the one reported reach the volume")
 	ts := f.rec.transitions()
 	require.Len(t, ts, 1)
 	assert.Equal(t, "error percentage 100% >= 50% over 20 requests, counted at a failure", ts[0].Reason)

@@ -25,8 +25,9 @@ const (
 //
 // A command calls Attempt once, before it takes its isolation (semaphore or pool slot);
 // false means short-circuit (SHORT_CIRCUITED, then fallback). A command that was let
-// through reports exactly one Outcome with the ticket it got, after its completion is
-// recorded in the key's metrics (so that circuitBreaker.evaluateOnFailure counts it).
+// through reports exactly one Outcome with the ticket it got, as soon as it has one and
+// before its completion reaches the key's metrics (circuitBreaker.evaluateOnFailure
+// counts a reported failure on top of the live health counts).
 //
 // Only the verdict that holds the HALF_OPEN trial's ticket decides the trial. Hystrix
 // takes any success reported while HALF_OPEN as the trial's, even one from a request
@@ -46,8 +47,9 @@ type CircuitBreaker interface {
 	// ticket: Success closes the breaker (fresh health counts), Failure and Cancelled
 	// reopen it with a fresh sleep window, BadRequest releases the trial (OPEN with the
 	// sleep window already over, so the next caller is a new trial). In CLOSED only a
-	// Failure matters, and only with circuitBreaker.evaluateOnFailure. A ticket from an
-	// older generation changes nothing.
+	// Failure matters, and only with circuitBreaker.evaluateOnFailure: the thresholds are
+	// evaluated on the live health counts plus this failure. A ticket from an older
+	// generation changes nothing.
 	Report(t Ticket, o Outcome)
 	// IsOpen reports whether requests are being short-circuited: false when disabled;
 	// true when forced open; false when forced closed; else OPEN or HALF_OPEN.

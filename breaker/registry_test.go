@@ -263,8 +263,8 @@ func TestEndToEndEvaluateOnFailure(t *testing.T) {
 		for b.State() == Closed && calls < 100 {
 			tk, ok := b.Attempt()
 			require.True(t, ok)
-			e.complete("K", 1, metrics.Failure) // recorded first, then reported
-			b.Report(tk, Failure)
+			b.Report(tk, Failure) // reported first (the breaker stage), then recorded (terminal)
+			e.complete("K", 1, metrics.Failure)
 			calls++
 		}
 		if !opt {

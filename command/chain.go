@@ -2,68 +2,83 @@ package command
 
 import "github.com/rxhystrix/rxhystrix/config"
 
-// stage is one named link of a command key's chain. Stages are stateless values shared by
-// every execution of the key: what one execution owns lives in its execution.
+// stage is one named link of a command key's chain (see "Writing a stage" in doc.go).
+// Stages are values shared by every execution of the key: what an execution owns lives in
+// its execution, what one try owns in its attempt.
 type stage interface {
-	// enter runs on the way in. pending goes on to the next stage; suspended means the
-	// stage will resume the chain later (execution.resume) and gets its exit then; any
-	// other verdict is decided here: the inner stages are skipped and this stage's exit is
-	// not called (it took nothing that needs giving back).
-	enter(x *execution) verdict
-	// exit runs on the way out, innermost stage first, with the verdict of the stages
-	// inside; it returns the verdict its outer neighbour sees.
-	exit(x *execution, v verdict) verdict
+	// run is the stage around the rest of the chain: it decides on its own (returning a
+	// verdict without calling next), or calls next.run once (most stages), or more than
+	// once with a fresh attempt each time (a retry, a hedge), and returns the verdict its
+	// outer neighbour sees. Whatever it takes it gives back in a deferred call, so that a
+	// goroutine unwinding through it (runtime.Goexit in user code) gives it back too.
+	run(x *execution, a *attempt, next next) verdict
 }
 
-// chain is the assembled list of stages, outermost first.
-type chain []stage
+// next is the rest of the chain, from the stage after the one that holds it.
+type next struct{ stages []stage }
 
-// chains are the assembled chains, by config.IsolationStrategy. Stages keep no state, so
-// every key shares them; the isolation strategy is read per execution (it is dynamic).
-var chains = [...]chain{config.Thread: assemble(config.Thread), config.Semaphore: assemble(config.Semaphore)}
-
-// assemble builds the chain for one isolation strategy (see doc.go).
-func assemble(iso config.IsolationStrategy) chain {
-	c := chain{requestCache{}, terminal{}, onStart{}, fallback{}, breakerGate{}}
-	if iso == config.Thread {
-		return append(c, timeout{eager: true}, threadPool{})
-	}
-	return append(c, semaphore{}, timeout{}, run{})
+// run runs the rest of the chain for attempt a.
+func (n next) run(x *execution, a *attempt) verdict {
+	return n.stages[0].run(x, a, next{n.stages[1:]})
 }
 
-// run drives x through the chain: it enters the stages from x.at (0 for a new execution)
-// until one decides, then exits the stages entered, innermost first. Given a verdict
-// other than pending it only exits: that is how a suspended chain resumes. It returns
-// suspended if a stage suspended the chain, else the final verdict.
-//
-// If the goroutine unwinds through run instead of returning (runtime.Goexit in user code
-// running inline), the exits still due, the one of the stage being entered included, run
-// with the verdict aborted, so every permit is released and the outcome recorded.
-func (c chain) run(x *execution, v verdict) verdict {
-	normal := false
-	defer func() {
-		if !normal {
-			c.exit(x, aborted)
+// optional is implemented by a stage that not every key uses: given the key's shape it
+// returns the stage as the key uses it, or false to leave it out of the key's chain.
+type optional interface {
+	forKey(k shape) (stage, bool)
+}
+
+// waiting is implemented by a stage that may wait for another goroutine (the goroutine
+// pool, a retry's backoff): a door that must not block (Queue, Observe) runs a chain with
+// such a stage on a goroutine of its own (execution.driveAsync).
+type waiting interface{ waits() }
+
+// shape is what a key's chain is assembled from: its properties as they are now.
+type shape struct {
+	props *config.CommandProperties
+	iso   config.IsolationStrategy // a stream key's is always SEMAPHORE
+}
+
+// layout is every stage in its place, outermost first: the one place where stages are
+// put in order (doc.go draws it). A new stage is one line here.
+var layout = []stage{
+	requestCache{},
+	terminal{},
+	onStart{},
+	fallback{},
+	breakerGate{},
+	semaphore{},
+	timeout{},
+	threadPool{},
+	run{},
+}
+
+// chain is a command key's stages, outermost first, as assembled from its properties at
+// one version of them (keyState.currentChain).
+type chain struct {
+	stages  []stage
+	version uint64 // config.CommandProperties.Version at assembly
+	waits   bool   // a stage implements waiting
+}
+
+// assemble builds the chain of a key of shape k from the layout.
+func assemble(k shape, version uint64) *chain {
+	c := &chain{version: version}
+	for _, s := range layout {
+		if o, ok := s.(optional); ok {
+			if s, ok = o.forKey(k); !ok {
+				continue
+			}
 		}
-	}()
-	for v == pending {
-		x.at++ // before enter: once a stage suspends, the resumer owns x
-		if v = c[x.at-1].enter(x); v != pending && v != suspended {
-			x.at-- // the stage decided: its exit is not due
-		}
+		c.stages = append(c.stages, s)
+		_, w := s.(waiting)
+		c.waits = c.waits || w
 	}
-	if v != suspended {
-		v = c.exit(x, v)
-	}
-	normal = true
-	return v
+	return c
 }
 
-// exit runs the exits of the stages entered and not yet exited, innermost first.
-func (c chain) exit(x *execution, v verdict) verdict {
-	for x.at > 0 {
-		x.at--
-		v = c[x.at].exit(x, v)
-	}
-	return v
+// drive runs x's chain for its first attempt on the current goroutine and returns the
+// final verdict.
+func (x *execution) drive() verdict {
+	return next{x.chain.stages}.run(x, &x.first)
 }

@@ -44,7 +44,7 @@ func DefaultClassifier(err error) Class {
 }
 
 // classify applies c (or DefaultClassifier) and returns the class with the error the
-// caller should see: the unwrapped error for a *BadRequestError.
+// caller should see: the unwrapped error for a bad request (badRequestErr).
 func classify(c Classifier, err error) (Class, error) {
 	class := ClassFailure
 	if c != nil {
@@ -53,10 +53,17 @@ func classify(c Classifier, err error) (Class, error) {
 		class = DefaultClassifier(err)
 	}
 	if class == ClassBadRequest {
-		var br *BadRequestError
-		if errors.As(err, &br) && br.Err != nil {
-			return class, br.Err
-		}
+		return class, badRequestErr(err)
 	}
 	return class, err
+}
+
+// badRequestErr returns the error a caller gets for a bad request: the error a
+// *BadRequestError wraps, or err itself.
+func badRequestErr(err error) error {
+	var br *BadRequestError
+	if errors.As(err, &br) && br.Err != nil {
+		return br.Err
+	}
+	return err
 }

@@ -24,7 +24,7 @@ type Command[T any] struct {
 	run      func(ctx context.Context) (T, error)
 	fallback func(ctx context.Context, err error) (T, error)
 
-	out   T                           // what run returned; kept by won if the run won the race
+	out   T                           // what the first attempt's run returned (result)
 	value T                           // what the caller gets: the run's or the fallback's value
 	doors atomic.Pointer[outcomes[T]] // made by Queue, Observe or a request-cache slot
 }
@@ -61,7 +61,7 @@ func New[T any](s Setter, run func(ctx context.Context) (T, error)) *Command[T] 
 
 func newCommand[T any](ks *keyState, run func(ctx context.Context) (T, error)) *Command[T] {
 	c := &Command[T]{run: run}
-	c.ks, c.body = ks, c
+	c.ks, c.body, c.first.x = ks, c, &c.execution
 	return c
 }
 
@@ -87,16 +87,15 @@ var errNilRun = errors.New("command: nil run function")
 // Execute runs the command and waits for its value or error (Hystrix's execute()).
 // With SEMAPHORE isolation everything runs on the calling goroutine.
 func (c *Command[T]) Execute(ctx context.Context) (T, error) {
-	x := &c.execution
-	if err := c.begin(ctx, false); err != nil {
+	if err := c.claim(doorOther); err != nil {
 		var zero T
 		return zero, err
 	}
-	v := x.chain.run(x, pending)
-	if v == suspended {
-		v = x.await()
+	if err := c.begin(ctx); err != nil {
+		var zero T
+		return zero, err
 	}
-	return c.outcome(v)
+	return c.outcome(c.drive())
 }
 
 // Queue starts the command and returns the future of its outcome (Hystrix's queue()).
@@ -104,12 +103,19 @@ func (c *Command[T]) Execute(ctx context.Context) (T, error) {
 // complete; under THREAD isolation it is queued on the pool. A failure known before
 // Queue returns that is not an execution error (a short circuit, a rejection or a bad
 // request without a fallback that recovers it) is also Queue's error, as Hystrix's
-// queue() throws it; execution errors (COMMAND_EXCEPTION, TIMEOUT) come from Get.
+// queue() throws it; execution errors (COMMAND_EXCEPTION, TIMEOUT) come from Get. A
+// command already executed gets a future of the BAD_REQUEST_EXCEPTION, and that error.
 //
 // Future.Cancel gives the command up: it ends CANCELLED, and the run's context is
 // cancelled only with execution.isolation.thread.interruptOnFutureCancel (else the run
 // goes on unobserved, still bounded by its timeout).
 func (c *Command[T]) Queue(ctx context.Context) (*observable.Future[T], error) {
+	if err := c.claim(doorOther); err != nil {
+		fut := &observable.Future[T]{}
+		var zero T
+		fut.Complete(zero, err)
+		return fut, err
+	}
 	fut := &c.start(ctx).fut
 	if !fut.Ready() {
 		return fut, nil
@@ -126,16 +132,27 @@ func (c *Command[T]) Queue(ctx context.Context) (*observable.Future[T], error) {
 // log and context values work), and returns a hot observable that replays its outcome
 // to every subscriber, early or late. Under SEMAPHORE isolation the command runs during
 // the call, on the caller's goroutine, as in Hystrix. The command is cancelled when ctx
-// ends before its outcome, not when subscribers leave.
+// ends before its outcome, not when subscribers leave. Calling Observe again returns the
+// same observable; after another door executed the command, Observe returns an observable
+// of the BAD_REQUEST_EXCEPTION.
 func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
-	o := c.start(ctx)
-	o.hot.init(&o.fut)
-	return &o.hot
+	o := c.outcomes()
+	h := o.hot.of(&o.fut)
+	if err := c.claim(doorObserve); err != nil {
+		if c.door.Load() == doorObserve {
+			return h
+		}
+		return rxgo.Thrown(err)
+	}
+	c.start(ctx)
+	return h
 }
 
 // ToObservable returns a cold observable: each subscription executes the command with
-// the subscription's context (so only the first succeeds; a command is single use) and
-// emits its value or its error. Ending the subscription's context cancels the execution.
+// the subscription's context (so only the first succeeds, and a later one, as through an
+// operator that subscribes twice, gets the BAD_REQUEST_EXCEPTION; a command is single
+// use) and emits its value or its error. Ending the subscription's context cancels the
+// execution.
 func (c *Command[T]) ToObservable() rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
 		sendOutcome(ctx, next, c.Execute)
@@ -148,33 +165,30 @@ func (c *Command[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) { yield(c.Execute(ctx)) }
 }
 
-// start begins an asynchronous execution for Queue and Observe: the chain runs until it
-// decides or suspends, and the future completes when it decides.
+// start begins a claimed asynchronous execution for Queue and Observe; the future
+// completes when the chain decides.
 func (c *Command[T]) start(ctx context.Context) *outcomes[T] {
-	x := &c.execution
 	o := c.outcomes()
-	if err := c.begin(ctx, true); err != nil {
+	if err := c.begin(ctx); err != nil {
 		var zero T
 		o.fut.Complete(zero, err)
 		return o
 	}
-	if v := x.chain.run(x, pending); v != suspended {
-		c.settled(x, v)
-	}
+	c.driveAsync()
 	return o
 }
 
 // begin is execution.begin with the checks of the Command's own fields.
-func (c *Command[T]) begin(ctx context.Context, async bool) error {
+func (c *Command[T]) begin(ctx context.Context) error {
 	if c.run == nil {
 		return c.badRequest(errNilRun)
 	}
-	return c.execution.begin(ctx, async)
+	return c.execution.begin(ctx)
 }
 
 // outcome returns what the caller gets for the final verdict v.
 func (c *Command[T]) outcome(v verdict) (T, error) {
-	if v.gaveValue() {
+	if v.kind.gaveValue() {
 		return c.value, c.err // a business error classified as success comes with its value
 	}
 	var zero T
@@ -188,18 +202,33 @@ func sendOutcome[T any](ctx context.Context, next chan<- rxgo.Item, f func(conte
 
 // The body of the chain (execution.go).
 
-func (c *Command[T]) call(x *execution) (err error) {
-	c.out, err = c.run(x.runCtx())
+// result returns where attempt a's run keeps its result: the Command's own for the first
+// attempt, one of a's own for the others (a late run of an attempt that lost its race
+// must not overwrite the value of the one that won).
+func (c *Command[T]) result(a *attempt) *T {
+	if a == &c.first {
+		return &c.out
+	}
+	if a.out == nil {
+		a.out = new(T)
+	}
+	return a.out.(*T)
+}
+
+func (c *Command[T]) call(a *attempt) (err error) {
+	out := c.result(a)
+	*out, err = c.run(a.ctx())
 	return err
 }
 
-func (c *Command[T]) won() { c.value = c.out }
+func (c *Command[T]) won(a *attempt) { c.value = *c.result(a) }
 
-func (c *Command[T]) emitted(x *execution) {
-	h, v := x.hook, any(c.value)
+func (c *Command[T]) emitted(a *attempt) {
+	x, v := a.x, any(c.value)
+	h := x.hook
 	x.ks.rt.safeHook(func() {
-		h.OnExecutionEmit(x.runCtx(), x.ks.info, v)
-		h.OnEmit(x.runCtx(), x.ks.info, v)
+		h.OnExecutionEmit(a.ctx(), x.ks.info, v)
+		h.OnEmit(a.ctx(), x.ks.info, v)
 	})
 }
 

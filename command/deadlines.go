@@ -10,10 +10,10 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 )
 
-// deadlines is the timer of one command key. Its racing executions wait in a few queues
+// deadlines is the timer of one command key. Its racing attempts wait in a few queues
 // (stripes, so that parallel callers share no lock), each ordered by deadline with one
 // clock timer armed for its earliest. Executions of a key share a timeout, so a new
-// deadline almost always goes to the tail and adding one is a lock and a link; an execution
+// deadline almost always goes to the tail and adding one is a lock and a link; an attempt
 // that ends first unlinks itself. A timer is re-armed only when it fires (for whatever head
 // its queue has then) or when a new head is earlier than the armed time, so under steady
 // traffic each fires about once per timeout period, however many executions pass: no
@@ -28,28 +28,28 @@ type deadlines struct {
 type deadlineQueue struct {
 	rt         *Runtime
 	mu         sync.Mutex
-	head, tail *execution
+	head, tail *attempt
 	timer      clock.Timer
 	armedFor   time.Duration // the deadline the timer fires at, valid while timer != nil
 	_          [64]byte      // each stripe on cache lines of its own
 }
 
-// deadline is an execution's place in its key's deadlines (guarded by its queue's mu;
-// queued may be read without it, to skip the lock for executions never queued).
+// deadline is an attempt's place in its key's deadlines (guarded by its queue's mu;
+// queued may be read without it, to skip the lock for attempts never queued).
 type deadline struct {
 	at         time.Duration // offset from the runtime's base
 	q          *deadlineQueue
-	prev, next *execution
+	prev, next *attempt
 	queued     atomic.Bool
 }
 
-// add queues x to expire at offset at, on a stripe picked at random.
-func (d *deadlines) add(x *execution, at time.Duration) {
+// add queues a to expire at offset at, on a stripe picked at random.
+func (d *deadlines) add(a *attempt, at time.Duration) {
 	qs := d.stripes.Load()
 	if qs == nil {
 		qs = d.makeStripes()
 	}
-	(*qs)[rand.Uint32()&uint32(len(*qs)-1)].add(x, at)
+	(*qs)[rand.Uint32()&uint32(len(*qs)-1)].add(a, at)
 }
 
 // makeStripes makes the stripes once: a power of two, twice GOMAXPROCS, at most 16.
@@ -68,46 +68,46 @@ func (d *deadlines) makeStripes() *[]deadlineQueue {
 	return d.stripes.Load()
 }
 
-// remove unlinks x if it is queued; it is safe to call more than once.
-func (d *deadlines) remove(x *execution) {
-	dl := &x.rc.dl
+// remove unlinks a if it is queued; it is safe to call more than once.
+func (d *deadlines) remove(a *attempt) {
+	dl := &a.rc.dl
 	if !dl.queued.Load() {
 		return
 	}
 	q := dl.q
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.unlinkLocked(x)
+	q.unlinkLocked(a)
 }
 
-func (q *deadlineQueue) add(x *execution, at time.Duration) {
+func (q *deadlineQueue) add(a *attempt, at time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	dl := &x.rc.dl
+	dl := &a.rc.dl
 	dl.at, dl.q = at, q
 	dl.queued.Store(true)
-	after := q.tail // the last execution due no later than x
+	after := q.tail // the last attempt due no later than a
 	for after != nil && after.rc.dl.at > at {
 		after = after.rc.dl.prev
 	}
 	dl.prev = after
 	if after == nil {
-		dl.next, q.head = q.head, x
+		dl.next, q.head = q.head, a
 	} else {
-		dl.next, after.rc.dl.next = after.rc.dl.next, x
+		dl.next, after.rc.dl.next = after.rc.dl.next, a
 	}
 	if dl.next == nil {
-		q.tail = x
+		q.tail = a
 	} else {
-		dl.next.rc.dl.prev = x
+		dl.next.rc.dl.prev = a
 	}
 	if q.timer == nil || at < q.armedFor {
 		q.armLocked(at)
 	}
 }
 
-func (q *deadlineQueue) unlinkLocked(x *execution) {
-	dl := &x.rc.dl
+func (q *deadlineQueue) unlinkLocked(a *attempt) {
+	dl := &a.rc.dl
 	if !dl.queued.Load() {
 		return
 	}
@@ -134,21 +134,21 @@ func (q *deadlineQueue) armLocked(at time.Duration) {
 	q.timer = q.rt.clk.AfterFunc(at-q.rt.clk.Since(q.rt.base), q.fire)
 }
 
-// fire expires every execution whose deadline has passed and re-arms for the next one.
+// fire expires every attempt whose deadline has passed and re-arms for the next one.
 func (q *deadlineQueue) fire() {
 	now := q.rt.clk.Since(q.rt.base)
-	var due []*execution
+	var due []*attempt
 	q.mu.Lock()
-	for x := q.head; x != nil && x.rc.dl.at <= now; x = q.head {
-		q.unlinkLocked(x)
-		due = append(due, x)
+	for a := q.head; a != nil && a.rc.dl.at <= now; a = q.head {
+		q.unlinkLocked(a)
+		due = append(due, a)
 	}
 	q.timer = nil
 	if q.head != nil {
 		q.armLocked(q.head.rc.dl.at)
 	}
 	q.mu.Unlock()
-	for _, x := range due {
-		x.expire()
+	for _, a := range due {
+		a.expire()
 	}
 }

@@ -6,56 +6,51 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/internal/collapsed"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// execution is what one call owns: the state the stages of its chain share. It is
-// embedded in the Command (or Stream), so it costs no allocation of its own.
+// execution is what one command owns: the state its chain's execution-level stages
+// share. It is embedded in the Command (or Stream), so it costs no allocation of its own.
+// What one try of the inner stages owns is in an attempt; the first is embedded here.
 //
-// One goroutine drives it at a time: the caller, then (THREAD isolation, asynchronous
-// front doors) whoever resumes the suspended chain. The run, the timer and the caller
-// race only for phase, through claim; the winner writes the outcome, the losers write
-// nothing. events, emits and fbEmits are atomics because a request log may print them at
-// any time.
+// One goroutine drives the chain at a time: the caller, or for a door that does not wait
+// a goroutine of the execution's own (driveAsync). The fields are grouped by who writes
+// them.
 type execution struct {
-	ks    *keyState
-	chain *chain // picked at begin from the isolation strategy
-	at    int    // chain.run's position: the stages [0, at) await their exit
-	body  body   // the Command or Stream: the user code at both ends of the chain
+	// Set before the chain runs, on the caller's goroutine (New, WithCacheKey,
+	// markCollapsed, begin); read-only afterwards, except parent, which onStart may
+	// replace before any attempt starts.
+	ks       *keyState
+	body     body   // the Command or Stream: the user code at both ends of the chain
+	chain    *chain // the key's chain when the execution began
+	rare     *rare  // what few executions use: nil on the common path
+	parent   context.Context
+	quit     chan struct{} // closed by cancel (Future.Cancel); nil for a door that waits itself
+	detached chan struct{} // closed when an asynchronous door's caller may go (driveAsync)
 
-	parent   context.Context     // the caller's, or what onStart returned
+	// Set by terminal as the chain starts: the plugins the execution calls.
 	hook     hooks.ExecutionHook // nil while the registry holds the no-op hook
 	notifies bool                // the event notifier is not the no-op one
-	async    bool                // a front door that does not wait (Queue, Observe)
 
-	phase   atomic.Uint32
-	events  atomic.Uint32
-	emits   atomic.Int32
-	fbEmits atomic.Int32
+	// Atomics any goroutine may read at any time (accessors, the request log, cancel).
+	door    atomic.Uint32 // doorIdle, then the door that began the execution (single use)
+	events  atomic.Uint32 // every event of the execution and of its attempts
+	emits   atomic.Int32  // EMIT count (a stream's values)
+	fbEmits atomic.Int32  // FALLBACK_EMIT count
+	total   atomic.Int64  // total latency in ns plus one; 0 until the terminal event
+	quitted atomic.Bool   // cancel closed quit
 
-	ticket      breaker.Ticket // what the breaker let the execution through with
-	admitted    bool           // the breaker let it through: its verdict goes back
-	primary     verdict        // the verdict the breaker gets (breakerGate's exit)
-	executed    bool           // run started: MarkStart was called
-	timed       bool           // start is set
-	start       time.Duration  // since ks.rt.base: when the timeout stage started the clock
-	end         time.Duration  // when run returned (run's goroutine)
-	timeout     time.Duration  // 0: no timeout; the deadline is start+timeout
-	execLatency time.Duration  // written by the run's winning claim (see runLatency)
-	total       atomic.Int64   // total latency in ns plus one; 0 until the terminal event
-	failedErr   error          // why the primary path failed: the fallback's input
-	err         error          // the error the caller gets: a failure, a cancel, or a business error with the value
+	// Written on the goroutine that drives the chain, each by the stage named.
+	outer      uint32 // the execution's own events, not its attempts' (addEvent)
+	failedErr  error  // fallback: why the primary path failed (FailedExecutionError)
+	err        error  // terminal: what the caller gets (ExecutionError)
+	isDetached bool   // detach: detached is closed
 
-	rc      runState                    // the run context (runctx.go)
-	thread  *thread                     // THREAD isolation only (stage_pool.go)
-	wake    chan struct{}               // a suspended synchronous caller waits here; closed by resume
-	resumed verdict                     // what resume hands that caller
-	stop    atomic.Pointer[func() bool] // stops an asynchronous execution's watch on its caller's context
-	rare    *rare                       // what few executions use: nil on the common path
+	first attempt  // the first attempt
+	last  *attempt // the last attempt when there were several (lastAttempt); nil: first
 }
 
 // rare holds what few executions use.
@@ -67,45 +62,30 @@ type rare struct {
 	final     verdict    // an owner's final verdict, for the hits to replay
 }
 
-// Phases of an execution. begin moves it from idle once (single use); the timeout stage
-// opens the race (running); exactly one of the run, the timer and the caller then claims
-// it: completing (the run won), timedOut or cancelled.
+// Doors that begin an execution (execution.door). Observe remembers that it began it, so
+// that calling Observe again returns the same observable.
 const (
-	phaseIdle uint32 = iota
-	phaseBegun
-	phaseRunning
-	phaseCompleting
-	phaseCompleted
-	phaseTimedOut
-	phaseCancelled
+	doorIdle uint32 = iota
+	doorOther
+	doorObserve
 )
-
-// claim moves the running execution to phase to; only the first claim wins.
-func (x *execution) claim(to uint32) bool { return x.phase.CompareAndSwap(phaseRunning, to) }
-
-// lost returns the verdict of the claim that beat the caller's.
-func (x *execution) lost() verdict {
-	if x.phase.Load() == phaseTimedOut {
-		return timedOut
-	}
-	return cancelled
-}
 
 // body is the user code at the two ends of the chain, implemented by Command and Stream.
 type body interface {
-	// call runs the user's run (or construct and its stream) on the current goroutine
-	// and returns its error; a panic is a *PanicError.
-	call(x *execution) error
-	// won keeps what call produced, now that the run won the race (Command: its value).
-	won()
-	// emitted calls the execution-emit hooks for a successful single-value run.
-	emitted(x *execution)
+	// call runs the user's run (or construct and its stream) for attempt a on the
+	// current goroutine and returns its error; a panic is a *PanicError.
+	call(a *attempt) error
+	// won keeps what call produced for a, now that a's run won the race (Command: its
+	// value).
+	won(a *attempt)
+	// emitted calls the execution-emit hooks for a successful single-value run of a.
+	emitted(a *attempt)
 	// hasFallback reports whether a fallback is set.
 	hasFallback() bool
 	// callFallback runs the fallback for cause; it returns the fallback's error.
 	callFallback(x *execution, cause error) error
 	// settled hands the final verdict to the front door that waits for it (Future,
-	// Observe's replay, request-cache hits), once the exits ran.
+	// Observe's replay, request-cache hits), once terminal ran.
 	settled(x *execution, v verdict)
 	// done is closed once settled was called.
 	done() <-chan struct{}
@@ -121,13 +101,19 @@ type body interface {
 // context.
 var errNilContext = errors.New("command: nil context")
 
-// begin claims the single use, checks what makes the execution impossible, adds the
-// command to the request log and takes its request-cache slot. It is what every front
-// door does first, on the caller's goroutine.
-func (x *execution) begin(ctx context.Context, async bool) error {
-	if !x.phase.CompareAndSwap(phaseIdle, phaseBegun) {
+// claim takes the execution's single use for door; a later door gets the
+// BAD_REQUEST_EXCEPTION (illegal state) and must leave the execution alone.
+func (x *execution) claim(door uint32) error {
+	if !x.door.CompareAndSwap(doorIdle, door) {
 		return x.badRequest(ErrIllegalState)
 	}
+	return nil
+}
+
+// begin checks what makes the claimed execution impossible, adds the command to the
+// request log and takes its request-cache slot. It is what every front door does after
+// claim, on the caller's goroutine.
+func (x *execution) begin(ctx context.Context) error {
 	if ctx == nil {
 		return x.badRequest(errNilContext)
 	}
@@ -135,8 +121,8 @@ func (x *execution) begin(ctx context.Context, async bool) error {
 		x.ks.misconfigured()
 		return x.badRequest(err)
 	}
-	x.parent, x.async = ctx, async
-	x.chain = x.ks.chainFor(x)
+	x.parent = ctx
+	x.chain = x.ks.currentChain()
 	rc := cache.FromContext(ctx)
 	if rc != nil && x.ks.props.RequestLogEnabled.Get() {
 		rc.Log().Add(x)
@@ -157,59 +143,63 @@ func (x *execution) open() {
 	x.notifies = !hooks.IsNoopNotifier(x.ks.rt.hooks.EventNotifier())
 }
 
-// resume continues a suspended chain with v (the run, the timer or the caller won the
-// race). A waiting synchronous caller runs the exits itself; otherwise they run here.
-func (x *execution) resume(v verdict) {
-	if !x.async {
-		x.resumed = v
-		close(x.wake)
+// driveAsync runs the chain for a door that does not wait (Queue, Observe) and hands the
+// final verdict to settled. When no stage can wait for another goroutine (SEMAPHORE
+// isolation, no cache hit to wait for) the chain runs on the caller's goroutine, as in
+// Hystrix. Otherwise it runs on a goroutine of its own, and the caller goes as soon as a
+// stage starts waiting (wait): what must be known when the door returns (a short circuit,
+// a rejection) is known by then.
+func (x *execution) driveAsync() {
+	if !x.chain.waits && (x.rare == nil || x.rare.flight == nil) {
+		x.body.settled(x, x.drive())
 		return
 	}
-	x.unsuspend()
-	x.body.settled(x, x.chain.run(x, v))
+	x.quit, x.detached = make(chan struct{}), make(chan struct{})
+	go func() {
+		var v verdict // aborted, unless drive returns
+		defer func() {
+			x.body.settled(x, v)
+			x.detach()
+		}()
+		v = x.drive()
+	}()
+	<-x.detached
 }
 
-// await waits, on the synchronous caller's goroutine, for a suspended chain to resume, or
-// for the caller's context to end first, and runs the exits.
-func (x *execution) await() verdict {
+// detach lets an asynchronous door's caller go (driveAsync); it is a no-op for a door
+// that waits itself.
+func (x *execution) detach() {
+	if x.detached != nil && !x.isDetached {
+		x.isDetached = true
+		close(x.detached)
+	}
+}
+
+// wait blocks until ch is closed or the caller goes away (its context ends, or cancel
+// gives the execution up); it reports whether ch closed first. A stage that waits for
+// another goroutine waits here: an asynchronous door's caller is let go first.
+func (x *execution) wait(ch <-chan struct{}) bool {
+	x.detach()
 	select {
-	case <-x.wake:
+	case <-ch:
+		return true
 	case <-x.parent.Done():
-		if x.claim(phaseCancelled) {
-			x.interruptForCancel()
-			return x.chain.run(x, cancelled)
-		}
-		<-x.wake
+	case <-x.quit:
 	}
-	return x.chain.run(x, x.resumed)
-}
-
-// suspend prepares x for a later resume: a synchronous caller gets a channel to wait on,
-// an asynchronous execution a watch on its caller's context.
-func (x *execution) suspend() {
-	if !x.async {
-		x.wake = make(chan struct{})
-		return
-	}
-	if x.parent.Done() != nil {
-		stop := context.AfterFunc(x.parent, x.cancel)
-		x.stop.Store(&stop)
+	select { // both happened: what ch stands for wins
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
-// unsuspend undoes suspend for a stage that decided after all.
-func (x *execution) unsuspend() {
-	if stop := x.stop.Swap(nil); stop != nil {
-		(*stop)()
-	}
-}
-
-// cancel gives up an asynchronous execution (its caller's context ended, or its Future
-// was cancelled): CANCELLED, unless the outcome is already decided.
+// cancel gives up an asynchronous execution (its Future was cancelled): the stage
+// waiting for it stops waiting and the execution ends CANCELLED, unless its outcome is
+// decided first.
 func (x *execution) cancel() {
-	if x.claim(phaseCancelled) {
-		x.interruptForCancel()
-		x.resume(cancelled)
+	if x.quit != nil && x.quitted.CompareAndSwap(false, true) {
+		close(x.quit)
 	}
 }
 
@@ -218,15 +208,6 @@ type canceler execution
 
 // Cancel implements observable.Canceler.
 func (c *canceler) Cancel() { (*execution)(c).cancel() }
-
-// interruptForCancel ends the run's context for the winner of a cancellation: always when
-// the caller's context ended (the run context derives from it), and for a Future's Cancel
-// only with interruptOnFutureCancel. Without it the run goes on, bounded by its timeout.
-func (x *execution) interruptForCancel() {
-	if x.parent.Err() != nil || x.ks.props.InterruptOnFutureCancel.Get() {
-		x.rcCancel(context.Canceled)
-	}
-}
 
 // callerGone reports whether the caller's context has ended.
 func (x *execution) callerGone() bool { return x.parent.Err() != nil }
@@ -246,8 +227,18 @@ func (x *execution) rareFields() *rare {
 	return x.rare
 }
 
-// addEvent records e and tells the event notifier, as Hystrix does for every event.
+// lastAttempt returns the attempt whose outcome the command reports.
+func (x *execution) lastAttempt() *attempt {
+	if x.last != nil {
+		return x.last
+	}
+	return &x.first
+}
+
+// addEvent records an event of the execution itself (not of an attempt) and tells the
+// event notifier, as Hystrix does for every event.
 func (x *execution) addEvent(e metrics.EventType) {
+	x.outer |= 1 << e
 	x.events.Or(1 << e)
 	if x.notifies {
 		x.notify(e)
@@ -280,7 +271,7 @@ func (x *execution) count(e metrics.EventType) int {
 func (x *execution) now() time.Duration { return x.ks.rt.clk.Since(x.ks.rt.base) }
 
 // startTime returns the wall-clock start of the execution.
-func (x *execution) startTime() time.Time { return x.ks.rt.base.Add(x.start) }
+func (x *execution) startTime() time.Time { return x.ks.rt.base.Add(x.first.start) }
 
 // markCollapsed records that this command serves a collapser batch of n requests
 // (COLLAPSED x n). The collapser calls it, through collapsed.Mark, before executing the

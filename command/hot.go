@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"sync"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -18,12 +19,17 @@ type hot[T any] struct {
 	rxgo.Observable
 	fut       *observable.Future[T]
 	producers [1]rxgo.Producer
+	once      sync.Once
 }
 
-func (h *hot[T]) init(fut *observable.Future[T]) {
-	h.fut = fut
-	h.producers[0] = h.produce
-	h.Observable = rxgo.Defer(h.producers[:])
+// of returns h as the observable of fut, made ready by the first call.
+func (h *hot[T]) of(fut *observable.Future[T]) *hot[T] {
+	h.once.Do(func() {
+		h.fut = fut
+		h.producers[0] = h.produce
+		h.Observable = rxgo.Defer(h.producers[:])
+	})
+	return h
 }
 
 // Observe subscribes: a ready outcome comes in a buffered channel, with no goroutine.

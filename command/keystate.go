@@ -34,6 +34,7 @@ type keyState struct {
 	fallbackSem *isolation.Semaphore
 	classify    Classifier
 	deadlines   deadlines
+	chain       atomic.Pointer[chain] // assembled from props (currentChain)
 
 	poolMu sync.Mutex
 	pool   atomic.Pointer[poolBinding]
@@ -113,12 +114,20 @@ func streamOverrides(o config.Overrides) (config.Overrides, error) {
 	return o, nil
 }
 
-// chainFor returns the chain x runs: a stream's always isolates with the semaphore.
-func (ks *keyState) chainFor(x *execution) *chain {
-	if x.body.streams() {
-		return &chains[config.Semaphore]
+// currentChain returns the key's chain, assembled again when a property changed since it
+// was last assembled (one atomic load and a compare when none did).
+func (ks *keyState) currentChain() *chain {
+	version := ks.props.Version()
+	if c := ks.chain.Load(); c != nil && c.version == version {
+		return c
 	}
-	return &chains[ks.props.IsolationStrategy.Get()]
+	k := shape{props: ks.props, iso: ks.props.IsolationStrategy.Get()}
+	if ks.stream {
+		k.iso = config.Semaphore
+	}
+	c := assemble(k, version)
+	ks.chain.Store(c)
+	return c
 }
 
 // misconfigured counts an execution of a key whose settings are invalid (a BAD_REQUEST in

@@ -15,11 +15,11 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// race executes commands until each of the wanted outcomes happened at least once (a race
+// contest executes commands until each of the wanted outcomes happened at least once (a race
 // whose contested outcome never happened proves nothing), at least 100 times and at most
 // 20,000. execute runs the i-th contested execution and names its outcome, which must be
 // one of wants. It returns the count of each outcome.
-func race(t *testing.T, wants []string, execute func(i int) string) map[string]int {
+func contest(t *testing.T, wants []string, execute func(i int) string) map[string]int {
 	t.Helper()
 	seen := map[string]int{}
 	done := func() bool {
@@ -91,7 +91,7 @@ func TestTimeoutRaceHasExactlyOneWinner(t *testing.T) {
 			s := e.setter("R", "execution.isolation.strategy", iso, "execution.isolation.thread.timeoutInMilliseconds", "100",
 				"circuitBreaker.enabled", "false") // thousands of timeouts must not open it
 			s.ThreadPoolProperties = config.Overrides{"coreSize": "100"} // room for runs ending after the timeout
-			seen := race(t, []string{"success", "timeout"}, func(i int) string {
+			seen := contest(t, []string{"success", "timeout"}, func(i int) string {
 				cmd, got, err := contested(i, context.Background(), s, func() { e.clk.Advance(100 * time.Millisecond) })
 				require.NoError(t, err)
 				switch events := cmd.ExecutionEvents(); {
@@ -123,7 +123,7 @@ func TestTimeoutWhileAThreadCommandStarts(t *testing.T) {
 	e := newEnv(t)
 	s := e.setter("R", "execution.isolation.strategy", "THREAD", "execution.isolation.thread.timeoutInMilliseconds", "100",
 		"circuitBreaker.enabled", "false")
-	race(t, []string{"timed out queued", "ran"}, func(i int) string {
+	contest(t, []string{"timed out queued", "ran"}, func(i int) string {
 		var ran atomic.Bool
 		cmd := New(s, func(context.Context) (string, error) {
 			ran.Store(true)
@@ -168,7 +168,7 @@ func TestCallerCancelRaceHasExactlyOneWinner(t *testing.T) {
 	e := newEnv(t)
 	s := e.setter("R", "execution.isolation.strategy", "THREAD")
 	s.ThreadPoolProperties = config.Overrides{"coreSize": "100"} // room for runs ending after their caller left
-	seen := race(t, []string{"success", "cancelled"}, func(i int) string {
+	seen := contest(t, []string{"success", "cancelled"}, func(i int) string {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		cmd, got, err := contested(i, ctx, s, cancel)

@@ -44,43 +44,27 @@ func (x *execution) LogEvents() []cache.LogEvent {
 	return out
 }
 
-// ExecutionTime returns how long run (or construct) took, or until the timeout fired;
-// -1 if it did not run or has not finished (Hystrix's getExecutionTimeInMilliseconds).
+// ExecutionTime returns how long run (or construct) took, until the timeout fired, or
+// until the caller left while it ran; -1 if it did not run or its outcome is not known
+// yet (Hystrix's getExecutionTimeInMilliseconds).
 func (x *execution) ExecutionTime() time.Duration {
-	if !x.ended() || !x.ran() {
+	a := x.lastAttempt()
+	if !a.ran() || a.race.running() {
 		return -1
 	}
-	return x.runLatency()
-}
-
-// runLatency returns how long run took, or the timeout if the timer won the race: the
-// timer's goroutine writes nothing but the phase, which every reader of the outcome reads.
-func (x *execution) runLatency() time.Duration {
-	if x.phase.Load() == phaseTimedOut {
-		return x.timeout
-	}
-	return x.execLatency
+	return a.runLatency()
 }
 
 // ended reports whether the terminal event was published (not after an unsubscribe).
 func (x *execution) ended() bool { return x.total.Load() != 0 }
 
-// ran reports whether run started (on a pool goroutine, as seen under its lock).
-func (x *execution) ran() bool {
-	if t := x.thread; t != nil {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-	}
-	return x.executed
-}
-
 // TotalLatency returns the time from the start of the execution to its terminal event
 // (0 before the end).
 func (x *execution) TotalLatency() time.Duration { return max(time.Duration(x.total.Load()-1), 0) }
 
-// ExecutionLatency returns how long run (or construct) took, or until the timeout fired;
-// 0 if it did not run.
-func (x *execution) ExecutionLatency() time.Duration { return x.runLatency() }
+// ExecutionLatency returns how long run (or construct) took, until the timeout fired, or
+// until the caller left while it ran; 0 if it did not run.
+func (x *execution) ExecutionLatency() time.Duration { return x.lastAttempt().runLatency() }
 
 // IsExecutionComplete reports whether the command reached a terminal event; false after
 // the caller went away (CANCELLED), as in Hystrix.
@@ -136,7 +120,10 @@ func (x *execution) IsResponseFromCache() bool { return x.has(metrics.ResponseFr
 func (x *execution) IsCancelled() bool { return x.has(metrics.Cancelled) }
 
 // IsExecutedInThread reports whether run ran on a pool goroutine (THREAD isolation).
-func (x *execution) IsExecutedInThread() bool { return x.thread != nil && x.ran() }
+func (x *execution) IsExecutedInThread() bool {
+	a := x.lastAttempt()
+	return a.thread != nil && a.ran()
+}
 
 // IsCircuitBreakerOpen reports whether the command's circuit breaker is open now.
 func (x *execution) IsCircuitBreakerOpen() bool { return x.ks.breaker != nil && x.ks.breaker.IsOpen() }

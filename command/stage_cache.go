@@ -12,52 +12,34 @@ import (
 // key) pair in a request context runs the chain and its outcome is shared; the others
 // (hits) wait for it and replay its value or error with its events plus
 // RESPONSE_FROM_CACHE, calling only onCacheHit. The slot is taken by the front door
-// (takeCacheSlot), so that of queued duplicates the first queued runs.
+// (takeCacheSlot), so that of queued duplicates the first queued runs. A key with
+// requestCache.enabled=false has no such stage.
 type requestCache struct{}
 
-func (requestCache) enter(x *execution) verdict {
-	if x.rare == nil || x.rare.flight == nil {
-		return pending // no cache key, or this execution runs for its slot
+func (requestCache) forKey(k shape) (stage, bool) {
+	return requestCache{}, k.props.RequestCacheEnabled.Get()
+}
+
+func (requestCache) run(x *execution, a *attempt, next next) (v verdict) {
+	r := x.rare
+	switch {
+	case r == nil || (!r.owner && r.flight == nil): // no cache slot
+		return next.run(x, a)
+	case r.owner:
+		defer func() {
+			r.final = v
+			x.body.settled(x, v) // the hits waiting for this execution replay it now
+		}()
+		return next.run(x, a)
 	}
 	if h := x.ks.rt.hooks.ExecutionHook(); !hooks.IsNoop(h) {
 		x.ks.rt.safeHook(func() { h.OnCacheHit(x.parent, x.ks.info) })
 	}
-	x.start, x.timed = x.now(), true
-	x.phase.Store(phaseRunning)
-	done := x.rare.flight.body.done()
-	if x.async {
-		x.suspend()
-		go func() {
-			<-done
-			if x.claim(phaseCompleted) {
-				x.resume(succeeded) // the exit replays whatever the original's outcome was
-			}
-		}()
-		return suspended
-	}
-	select {
-	case <-done:
-		x.claim(phaseCompleted)
-		return x.replay()
-	case <-x.parent.Done():
-		x.claim(phaseCancelled)
-		return x.hitCancelled()
-	}
-}
-
-func (requestCache) exit(x *execution, v verdict) verdict {
-	switch {
-	case x.rare == nil:
-	case x.rare.owner:
-		x.rare.final = v
-		x.body.settled(x, v) // the hits waiting for this execution replay it now
-	case x.rare.flight == nil: // no cache slot (rare holds a collapser's count)
-	case v == cancelled:
-		return x.hitCancelled()
-	default:
+	a.start = x.now()
+	if x.wait(r.flight.body.done()) {
 		return x.replay()
 	}
-	return v
+	return x.hitCancelled()
 }
 
 // takeCacheSlot looks the execution up in the request cache (begin): it becomes the owner
@@ -92,13 +74,13 @@ func (x *execution) replay() verdict {
 	x.emits.Store(orig.emits.Load())
 	x.fbEmits.Store(orig.fbEmits.Load())
 	x.failedErr, x.err = orig.failedErr, orig.err
-	v := orig.rare.final
-	if v == cancelled { // the original's caller left: the hit gets the same error
-		v = errored
+	v := verdict{kind: orig.rare.final.kind, cause: orig.err}
+	if v.kind == cancelled { // the original's caller left: the hit gets the same error
+		v.kind = errored
 	}
 	x.body.replay(x, orig)
 	x.notify(metrics.ResponseFromCache)
-	x.publishHit(metrics.ResponseFromCache, v)
+	x.publishHit(metrics.ResponseFromCache, v.kind)
 	return v
 }
 
@@ -107,14 +89,14 @@ func (x *execution) hitCancelled() verdict {
 	x.events.Or(1 << metrics.Cancelled)
 	x.err = x.cancelErr()
 	x.publishHit(metrics.Cancelled, cancelled)
-	return cancelled
+	return verdict{kind: cancelled, cause: x.err}
 }
 
 // publishHit publishes a cache hit's completion with the single event e.
-func (x *execution) publishHit(e metrics.EventType, v verdict) {
-	total := x.now() - x.start
+func (x *execution) publishHit(e metrics.EventType, k kind) {
+	total := x.now() - x.first.start
 	x.ks.metrics.MarkComplete(metrics.ExecutionResult{}.WithEvent(e).WithStartTime(x.startTime()).WithTotalLatency(total))
-	if v != cancelled {
+	if k != cancelled {
 		x.total.Store(int64(max(total, 0)) + 1)
 	}
 }

@@ -4,17 +4,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// threadPool is THREAD isolation: it hands the run stage to the goroutine pool of the
-// key's thread-pool key and suspends the chain. The pool worker, the timer
-// and the caller race to resume it (claim): the worker when the run returns, the timer at
-// the deadline (the caller gets the fallback at once while the run goes on unobserved),
-// the caller when it goes away. On the way out it calls onThreadComplete once.
+// threadPool is THREAD isolation: it hands the rest of the chain (the run) to the
+// goroutine pool of the key's thread-pool key and waits for the timeout's race: the
+// worker settles it when the run returns, the timer at the deadline (the caller gets the
+// fallback at once while the run goes on unobserved, bounded by its deadline), the caller
+// by leaving. On the way out it calls onThreadComplete once (after onUnsubscribe for a
+// caller that left: terminal calls it then).
 type threadPool struct{}
 
-// thread is what a THREAD execution adds: the pool goroutine's state (Hystrix's
+func (threadPool) forKey(k shape) (stage, bool) { return threadPool{}, k.iso == config.Thread }
+
+func (threadPool) waits() {}
+
+// thread is what a THREAD attempt adds: the pool goroutine's state (Hystrix's
 // ThreadState), guarded by mu.
 type thread struct {
 	tp      *metrics.ThreadPoolMetrics
@@ -32,79 +38,71 @@ const (
 	threadEnded
 )
 
-func (threadPool) enter(x *execution) verdict {
+func (threadPool) run(x *execution, a *attempt, next next) verdict {
 	pool, tp, err := x.ks.threadPool()
 	if err == nil {
-		x.thread = &thread{tp: tp}
-		x.suspend()
-		if x.timeout > 0 { // the eager timeout's deadline: from now on the timer may resume the chain
-			x.ks.deadlines.add(x, x.start+x.timeout)
+		a.thread = &thread{tp: tp}
+		err = pool.Submit(func() { a.work(next) })
+	}
+	if err != nil {
+		if !a.race.runEnded() {
+			return a.await() // the timer or the caller won meanwhile
 		}
-		err = pool.Submit(x.work)
+		a.race.recorded()
+		return a.decide(poolRejected, err)
 	}
-	if err == nil {
-		return suspended
-	}
-	if !x.claim(phaseCompleted) {
-		return suspended // the timer or the caller won meanwhile and resumes the chain
-	}
-	x.unsuspend()
-	x.addEvent(metrics.ThreadPoolRejected)
-	x.failedErr = err
-	return poolRejected
-}
-
-func (threadPool) exit(x *execution, v verdict) verdict {
-	if v != cancelled { // on a cancel, terminal calls it after onUnsubscribe
-		x.endThread()
+	v := a.await()
+	if v.kind != cancelled {
+		a.endThread()
 	}
 	return v
 }
 
-// work is the pool task: it runs the run stage unless the caller already gave up, and
-// resumes the chain if the run's claim won the race. A run that calls runtime.Goexit ends
-// the worker's goroutine (the pool replaces it); the chain is resumed all the same.
-func (x *execution) work() {
-	if !x.startThread() {
+// work is the pool task: it runs the rest of the chain unless the race is over already,
+// and settles the race for the run's side if that side won it. A run that calls
+// runtime.Goexit ends the worker's goroutine (the pool replaces it); its FAILURE is
+// recorded on the way down (run stage) and the race settled all the same.
+func (a *attempt) work(next next) {
+	if !a.startThread() {
 		return // timed out or cancelled while queued: run never starts
 	}
-	normal := false
+	v := verdict{kind: failed, cause: errGoexit} // what the waiter gets if the goroutine unwinds
 	defer func() {
-		x.thread.mu.Lock()
-		x.thread.running = false
-		x.thread.mu.Unlock()
-		if !normal && x.phase.Load() == phaseCompleted {
-			go x.resume(failed) // the run's Goexit was recorded as a failure
+		a.thread.mu.Lock()
+		a.thread.running = false
+		a.thread.mu.Unlock()
+		switch a.race.phase.Load() {
+		case raceRun, raceRecorded: // the run's side won: it hands its verdict over
+			a.race.settle(v)
 		}
 	}()
-	v, won := x.runOnce()
-	normal = true
-	if won {
-		x.resume(v)
+	v = next.run(a.x, a)
+	if a.race.runEnded() { // a stage inside decided without the run: its verdict stands
+		a.race.recorded()
 	}
 }
 
 // startThread reports whether the run may start (the caller still waits for it) and, if
 // so, records the start: concurrency, the pool's active count, the run's start time.
-func (x *execution) startThread() bool {
-	t := x.thread
+func (a *attempt) startThread() bool {
+	t := a.thread
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.state != threadQueued || !x.racing() {
+	if t.state != threadQueued || !a.race.running() {
 		t.state = threadEnded
 		return false
 	}
-	t.state, t.running, t.started = threadStarted, true, x.now()
-	x.executed = true
-	x.ks.metrics.MarkStart()
+	t.state, t.running, t.started = threadStarted, true, a.x.now()
+	a.executed = true
+	a.x.ks.metrics.MarkStart()
 	t.tp.MarkStart()
 	return true
 }
 
 // endThread marks the pool goroutine's work over for the command and calls
 // onThreadComplete once if it had started.
-func (x *execution) endThread() {
-	t := x.thread
+func (a *attempt) endThread() {
+	t := a.thread
 	if t == nil {
 		return
 	}
@@ -112,14 +110,14 @@ func (x *execution) endThread() {
 	started := t.state == threadStarted
 	t.state = threadEnded
 	t.mu.Unlock()
-	if h := x.hook; h != nil && started {
-		x.ks.rt.safeHook(func() { h.OnThreadComplete(x.runCtx(), x.ks.info) })
+	if h := a.x.hook; h != nil && started {
+		a.x.ks.rt.safeHook(func() { h.OnThreadComplete(a.ctx(), a.x.ks.info) })
 	}
 }
 
 // runGoingOn reports whether a run on a pool goroutine has started and not returned.
-func (x *execution) runGoingOn() bool {
-	t := x.thread
+func (a *attempt) runGoingOn() bool {
+	t := a.thread
 	if t == nil {
 		return false
 	}

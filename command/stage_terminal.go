@@ -1,47 +1,50 @@
 package command
 
 import (
-	"errors"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// errGoexit is the run error of a run that called runtime.Goexit (t.Fatal in a test).
-var errGoexit = errors.New("command: run called runtime.Goexit")
-
 // terminal is the cleanup every execution that got past the request cache runs exactly
-// once, whatever its outcome (Hystrix's doOnTerminate and doOnUnsubscribe): it records
-// CANCELLED for a caller that went away, publishes the completion to metrics and the
-// event notifier, and calls onSuccess, onError or onUnsubscribe. Permits are released by
-// the stages that took them, inside it.
+// once, whatever its outcome (Hystrix's doOnTerminate and doOnUnsubscribe), in a deferred
+// call so that an unwinding goroutine runs it too: it records CANCELLED for a caller that
+// went away, keeps the caller's error for the accessors, publishes the completion to
+// metrics and the event notifier, and calls onSuccess, onError or onUnsubscribe. Permits
+// are released by the stages that took them, inside it.
 type terminal struct{}
 
-func (terminal) enter(x *execution) verdict {
+func (terminal) run(x *execution, a *attempt, next next) (v verdict) {
 	x.open()
-	return pending
+	defer func() { v = x.terminate(v) }()
+	return next.run(x, a)
 }
 
-func (terminal) exit(x *execution, v verdict) verdict {
-	switch v {
+// terminate ends the execution with final verdict v and returns the verdict the door sees.
+func (x *execution) terminate(v verdict) verdict {
+	switch v.kind {
 	case cancelled:
 		x.addEvent(metrics.Cancelled)
-		x.err = x.cancelErr()
-	case aborted:
-		x.err = &Error{Type: CommandException, CommandKey: x.ks.info.CommandKey, Cause: errGoexit}
+		v.cause = x.cancelErr()
+	case aborted: // user code called runtime.Goexit on this goroutine
+		if x.failedErr == nil {
+			x.failedErr = errGoexit
+		}
+		v.cause = &Error{Type: CommandException, CommandKey: x.ks.info.CommandKey, Cause: errGoexit}
 	}
-	x.publish(v)
+	x.err = v.cause
+	x.publish(v.kind)
 	h := x.hook
 	if h == nil {
 		return v
 	}
-	switch v {
+	switch v.kind {
 	case succeeded, fellBack:
 		x.ks.rt.safeHook(func() { h.OnSuccess(x.parent, x.ks.info) })
 	case cancelled:
 		x.ks.rt.safeHook(func() { h.OnUnsubscribe(x.parent, x.ks.info) })
-		x.endThread() // after onUnsubscribe, as Hystrix unsubscribes from the outside in
+		x.lastAttempt().endThread() // after onUnsubscribe, as Hystrix unsubscribes from the outside in
 	default:
 		x.ks.rt.safeHook(func() { h.OnError(x.parent, x.ks.info, x.err) })
 	}
@@ -49,49 +52,49 @@ func (terminal) exit(x *execution, v verdict) verdict {
 }
 
 // publish records the execution in metrics and tells the event notifier.
-func (x *execution) publish(v verdict) {
+func (x *execution) publish(k kind) {
+	a := x.lastAttempt()
 	var total time.Duration
 	switch {
-	case !x.timed:
-	case v == succeeded && x.hook == nil && x.thread == nil:
-		total = x.end - x.start // nothing ran after the run: its end is the terminal time
+	case a.race.phase.Load() == raceIdle: // nothing was timed (short circuit, rejection, onStart)
+	case k == succeeded && x.hook == nil && a.thread == nil:
+		total = a.end - a.start // nothing ran after the run: its end is the terminal time
 	default:
-		total = x.now() - x.start
+		total = x.now() - a.start
 	}
-	res := x.result(total)
+	executed := a.ran()
+	res := x.result(a, executed, total)
 	x.ks.metrics.MarkComplete(res)
-	if x.thread != nil {
-		x.thread.tp.MarkComplete(res)
+	if a.thread != nil {
+		a.thread.tp.MarkComplete(res)
 	}
-	if x.admitted {
-		x.ks.breaker.Report(x.ticket, outcome(x.primary))
-	}
-	if v != cancelled { // after an unsubscribe the execution is not complete, as in Hystrix
+	if k != cancelled { // after an unsubscribe the execution is not complete, as in Hystrix
 		x.total.Store(int64(max(total, 0)) + 1)
 	}
-	if x.executed && x.notifies {
+	if executed && x.notifies {
 		if n := x.ks.rt.hooks.EventNotifier(); !hooks.IsNoopNotifier(n) {
 			events := x.ExecutionEvents()
 			x.ks.rt.safeHook(func() {
-				n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.ks.props.IsolationStrategy.Get(), x.runLatency(), events)
+				n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.ks.props.IsolationStrategy.Get(), a.runLatency(), events)
 			})
 		}
 	}
 }
 
-// result builds the metrics record of the execution: what metrics read of it (events,
-// whether and where run executed, latencies), the rest being on the Command's accessors.
-func (x *execution) result(total time.Duration) metrics.ExecutionResult {
+// result builds the metrics record of the execution's last attempt: what metrics read of
+// it (its events and the execution's own, whether and where run executed, latencies), the
+// rest being on the Command's accessors.
+func (x *execution) result(a *attempt, executed bool, total time.Duration) metrics.ExecutionResult {
 	var collapsed int
 	if x.rare != nil {
 		collapsed = x.rare.collapsed
 	}
 	var latency time.Duration
-	if x.executed {
-		latency = x.runLatency()
+	if executed {
+		latency = a.runLatency()
 	}
-	events := metrics.NewEventCounts(x.events.Load(), int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
-	return metrics.NewExecutionResult(events, x.executed, x.thread != nil, latency, total)
+	events := metrics.NewEventCounts(x.outer|a.events, int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
+	return metrics.NewExecutionResult(events, executed, a.thread != nil, latency, total)
 }
 
 // onStart calls the onStart hook with the caller's context; the context it returns is the
@@ -99,10 +102,10 @@ func (x *execution) result(total time.Duration) metrics.ExecutionResult {
 // effect on health, but a BAD_REQUEST in metrics so that it shows on the dashboard.
 type onStart struct{}
 
-func (onStart) enter(x *execution) verdict {
+func (onStart) run(x *execution, a *attempt, next next) verdict {
 	h := x.hook
 	if h == nil {
-		return pending
+		return next.run(x, a)
 	}
 	err := x.ks.rt.hookErr(func() error {
 		ctx, err := h.OnStart(x.parent, x.ks.info)
@@ -111,12 +114,9 @@ func (onStart) enter(x *execution) verdict {
 		}
 		return err
 	})
-	if err == nil {
-		return pending
+	if err != nil {
+		x.addEvent(metrics.BadRequest)
+		return verdict{kind: errored, cause: &Error{Type: CommandException, CommandKey: x.ks.info.CommandKey, Cause: err}}
 	}
-	x.addEvent(metrics.BadRequest)
-	x.err = &Error{Type: CommandException, CommandKey: x.ks.info.CommandKey, Cause: err}
-	return errored
+	return next.run(x, a)
 }
-
-func (onStart) exit(_ *execution, v verdict) verdict { return v }

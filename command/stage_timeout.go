@@ -2,79 +2,172 @@ package command
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// timeout is Hystrix's timeout operator: it starts the execution's clock (so queue wait
-// counts) and opens the race that the run, the timer and the caller settle with claim.
-// An eager timeout joins the key's deadline queue whatever run does (THREAD: the caller
-// must be woken at the deadline), once the pool stage has suspended the chain: the timer
-// resumes it, so it must not fire before there is a suspended chain to resume. A lazy one
-// joins only if run asks for ctx.Done, and otherwise the clock decides when run returns
-// (SEMAPHORE: the caller is the run). On the way out it records TIMEOUT for the verdict
-// the race gave.
-type timeout struct{ eager bool }
+// timeout is Hystrix's timeout operator. It starts the attempt's clock (so a pool's queue
+// wait counts), opens the race between the run, the timer and the caller, and on the way
+// out records TIMEOUT when the timer won. With execution.timeout.enabled the attempt gets
+// a deadline: a waited one (THREAD: the caller waits for the race's winner, so the timer
+// must wake it) joins the key's deadline queue at once; otherwise it joins only if run
+// asks for ctx.Done, and the clock decides when run returns (SEMAPHORE: the caller is the
+// run). Every key uses it: without a timeout the race still settles run against caller.
+type timeout struct{ waited bool }
 
-func (t timeout) enter(x *execution) verdict {
-	x.start, x.timed = x.now(), true
-	p := x.ks.props
-	if p.ExecutionTimeoutEnabled.Get() {
-		x.timeout = p.ExecutionTimeout.Get()
-		x.rc.interrupt = p.InterruptOnTimeout.Get() || x.body.streams()
-		x.rc.lazy = !t.eager
-	}
-	x.phase.Store(phaseRunning)
-	return pending
+func (timeout) forKey(k shape) (stage, bool) {
+	return timeout{waited: k.iso == config.Thread}, true
 }
 
-func (timeout) exit(x *execution, v verdict) verdict {
-	if !x.runGoingOn() {
-		x.ks.deadlines.remove(x)
+func (t timeout) run(x *execution, a *attempt, next next) verdict {
+	a.start = x.now()
+	p := x.ks.props
+	if p.ExecutionTimeoutEnabled.Get() {
+		a.timeout = p.ExecutionTimeout.Get()
+		a.rc.interrupt = p.InterruptOnTimeout.Get() || x.body.streams()
+		a.rc.lazy = !t.waited
 	}
-	if v == timedOut {
-		x.addEvent(metrics.Timeout)
-		x.failedErr = ErrTimeout
+	a.race.open(t.waited)
+	if t.waited && a.timeout > 0 {
+		x.ks.deadlines.add(a, a.start+a.timeout)
+	}
+	defer func() {
+		if !a.runGoingOn() { // a run abandoned on a pool goroutine stays bounded by its deadline
+			x.ks.deadlines.remove(a)
+		}
+	}()
+	v := next.run(x, a)
+	if v.kind == timedOut {
+		a.addEvent(metrics.Timeout)
+		v.cause = ErrTimeout
 	}
 	return v
 }
 
-// overdue reports whether the timeout has passed at now (an offset from the base).
-func (x *execution) overdue(now time.Duration) bool {
-	return x.timeout > 0 && now-x.start >= x.timeout
+// overdue reports whether the attempt's timeout has passed at now (an offset from the base).
+func (a *attempt) overdue(now time.Duration) bool {
+	return a.timeout > 0 && now-a.start >= a.timeout
 }
 
-// expire is the timer's side of the race, at x's deadline. The winner writes nothing but
-// the phase (runLatency reads the timeout from it: a SEMAPHORE caller learns the outcome
-// from the phase alone) and, for a suspended chain (THREAD), resumes it: the caller gets
-// the fallback at once. With interruptOnTimeout the run's context ends even if a
-// cancelled Future won the race first: a cancel never takes the timeout away.
-func (x *execution) expire() {
-	x.rc.mu.Lock()
-	won := x.expireLocked()
-	x.rc.mu.Unlock()
-	if won && x.thread != nil {
-		x.resumeAway(timedOut)
+// race settles who decides an attempt's outcome: the run's side (run returned, or the
+// isolation refused it), the timer (the deadline passed) or the caller (it left). The
+// timeout stage opens it; each side claims it with its one intent (runEnded, timerFired,
+// callerLeft), and only the winner writes the outcome. When a goroutine waits for the
+// winner (await) the winner hands it its verdict (settle).
+type race struct {
+	phase atomic.Uint32
+	won   chan struct{} // made at open for a waited race; closed by settle
+	v     verdict       // the winner's verdict, written by settle before won is closed
+}
+
+// Phases of a race.
+const (
+	raceIdle     uint32 = iota // not open yet
+	raceOpen                   // running: the first claim wins
+	raceRun                    // the run's side won and is recording its outcome
+	raceRecorded               // the run's side recorded its outcome
+	raceTimer                  // the timer won
+	raceCaller                 // the caller won
+)
+
+// open starts the race; waited makes the channel a waiter reads the winner from.
+func (r *race) open(waited bool) {
+	if waited {
+		r.won = make(chan struct{})
+	}
+	r.phase.Store(raceOpen)
+}
+
+// running reports whether the race is open: nobody has claimed it yet.
+func (r *race) running() bool { return r.phase.Load() == raceOpen }
+
+// runEnded claims the race for the run's side. The winner records the outcome, then
+// calls recorded.
+func (r *race) runEnded() bool { return r.phase.CompareAndSwap(raceOpen, raceRun) }
+
+// recorded marks the run side's outcome written.
+func (r *race) recorded() { r.phase.Store(raceRecorded) }
+
+// timerFired claims the race for the timer.
+func (r *race) timerFired() bool { return r.phase.CompareAndSwap(raceOpen, raceTimer) }
+
+// callerLeft claims the race for the caller.
+func (r *race) callerLeft() bool { return r.phase.CompareAndSwap(raceOpen, raceCaller) }
+
+// timedOut reports whether the timer won.
+func (r *race) timedOut() bool { return r.phase.Load() == raceTimer }
+
+// lost returns the verdict of the claim that beat the run's side.
+func (r *race) lost() verdict {
+	if r.timedOut() {
+		return verdict{kind: timedOut}
+	}
+	return verdict{kind: cancelled}
+}
+
+// settle hands the winner's verdict to the goroutine waiting for it, if any.
+func (r *race) settle(v verdict) {
+	if r.won != nil {
+		r.v = v
+		close(r.won)
 	}
 }
 
-// expireLocked claims the timeout and interrupts the run; x.rc.mu is held.
-func (x *execution) expireLocked() bool {
-	won := x.claim(phaseTimedOut)
-	if x.rc.interrupt && (won || x.phase.Load() == phaseCancelled) {
-		x.rcCancelLocked(context.DeadlineExceeded)
+// await waits, for a waited race, until the winner settles it, or until the caller
+// leaves first (its context ends, or the execution is given up): then the caller claims
+// the race and the attempt ends CANCELLED.
+func (a *attempt) await() verdict {
+	x := a.x
+	if x.wait(a.race.won) {
+		return a.race.v
+	}
+	if a.race.callerLeft() {
+		a.leave()
+		return verdict{kind: cancelled}
+	}
+	<-a.race.won
+	return a.race.v
+}
+
+// leave ends the attempt for a caller that won the race by leaving: the run's context
+// ends when the caller's did, or (a cancelled Future) with interruptOnFutureCancel; a run
+// that started has its latency until now.
+func (a *attempt) leave() {
+	x := a.x
+	if x.parent.Err() != nil || x.ks.props.InterruptOnFutureCancel.Get() {
+		a.rcCancel(context.Canceled)
+	}
+	if t := a.thread; t != nil {
+		t.mu.Lock()
+		if t.state == threadStarted {
+			a.execLatency = x.now() - t.started
+		}
+		t.mu.Unlock()
+	}
+}
+
+// expire is the timer's side of the race, at the attempt's deadline. The winner writes
+// nothing but the phase (runLatency reads the timeout from it: a SEMAPHORE caller learns
+// the outcome from the phase alone) and settles a waited race: the caller gets the
+// fallback at once. With interruptOnTimeout the run's context ends even if the caller won
+// the race first: a cancel never takes the timeout away.
+func (a *attempt) expire() {
+	a.rc.mu.Lock()
+	won := a.expireLocked()
+	a.rc.mu.Unlock()
+	if won {
+		a.race.settle(verdict{kind: timedOut})
+	}
+}
+
+// expireLocked claims the race for the timer and interrupts the run; a.rc.mu is held.
+func (a *attempt) expireLocked() bool {
+	won := a.race.timerFired()
+	if a.rc.interrupt && (won || a.race.phase.Load() == raceCaller) {
+		a.rcCancelLocked(context.DeadlineExceeded)
 	}
 	return won
-}
-
-// resumeAway resumes the chain from a goroutine that must not run user code for long (the
-// deadline queue's timer serves every execution of the key): an asynchronous chain's
-// exits, the fallback among them, get a goroutine of their own.
-func (x *execution) resumeAway(v verdict) {
-	if x.async {
-		go x.resume(v)
-		return
-	}
-	x.resume(v)
 }

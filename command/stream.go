@@ -28,9 +28,9 @@ type Stream[T any] struct {
 	construct func(ctx context.Context) rxgo.Observable
 	fallback  func(ctx context.Context, err error) rxgo.Observable
 
-	sink func(T) bool                // the subscription's; false: the subscriber left
-	rec  *observable.Replay          // the items, for Observe and request-cache hits
-	fin  observable.Future[struct{}] // completed when the stream settled
+	sink func(T) bool                      // the subscription's, set by the door that began; false: the subscriber left
+	rec  atomic.Pointer[observable.Replay] // the items, for Observe and request-cache hits
+	fin  observable.Future[struct{}]       // completed when the stream settled
 }
 
 // NewStream returns a streaming command of the key s names (see New). construct gets a
@@ -43,7 +43,7 @@ func NewStream[T any](s Setter, construct func(ctx context.Context) rxgo.Observa
 
 func newStream[T any](ks *keyState, construct func(ctx context.Context) rxgo.Observable) *Stream[T] {
 	st := &Stream[T]{construct: construct}
-	st.ks, st.body = ks, st
+	st.ks, st.body, st.first.x = ks, st, &st.execution
 	return st
 }
 
@@ -57,17 +57,31 @@ func (s *Stream[T]) WithFallback(f func(ctx context.Context, err error) rxgo.Obs
 // request context replay every value and the terminal of the first execution.
 func (s *Stream[T]) WithCacheKey(key string) *Stream[T] {
 	s.rareFields().cacheKey = key
-	s.rec = &observable.Replay{}
+	s.recording()
 	return s
+}
+
+// recording returns the replay the stream's items are recorded in, making it once.
+func (s *Stream[T]) recording() *observable.Replay {
+	if rec := s.rec.Load(); rec != nil {
+		return rec
+	}
+	s.rec.CompareAndSwap(nil, &observable.Replay{})
+	return s.rec.Load()
 }
 
 // ToObservable returns a cold observable: subscribing executes the stream command with
 // the subscription's context and forwards its values, then its error if it failed.
-// Ending the subscription's context cancels the execution (CANCELLED).
+// Ending the subscription's context cancels the execution (CANCELLED). A command is
+// single use: a later subscription (as through an operator that subscribes twice) gets
+// the BAD_REQUEST_EXCEPTION and leaves the first one alone.
 func (s *Stream[T]) ToObservable() rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
-		s.sink = func(v T) bool { return rxgo.Of(v).SendContext(ctx, next) }
-		if err := s.drive(ctx); err != nil {
+		err := s.claim(doorOther)
+		if err == nil {
+			err = s.drive(ctx, func(v T) bool { return rxgo.Of(v).SendContext(ctx, next) })
+		}
+		if err != nil {
 			rxgo.Error(err).SendContext(ctx, next)
 		}
 	}})
@@ -75,12 +89,16 @@ func (s *Stream[T]) ToObservable() rxgo.Observable {
 
 // Observe starts the stream command at once, with the caller's context, and returns a hot
 // observable replaying all its values and its terminal to every subscriber. The command is
-// cancelled when ctx ends, not when subscribers leave.
+// cancelled when ctx ends, not when subscribers leave. Calling Observe again returns the
+// same observable; after another door executed the command, Observe returns an observable
+// of the BAD_REQUEST_EXCEPTION.
 func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
-	rec := s.rec
-	if rec == nil {
-		rec = &observable.Replay{}
-		s.rec = rec
+	rec := s.recording()
+	if err := s.claim(doorObserve); err != nil {
+		if s.door.Load() == doorObserve {
+			return rec.Observable()
+		}
+		return rxgo.Thrown(err)
 	}
 	s.sink = func(T) bool { return true } // emit records the values in rec
 	if err := s.begin(ctx); err != nil {
@@ -102,23 +120,28 @@ func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
 func (s *Stream[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		more := true
-		s.sink = func(v T) bool { // true: delivered; once the loop broke, nothing is
-			if !more {
-				return false
-			}
-			more = yield(v, nil)
-			return true
+		err := s.claim(doorOther)
+		if err == nil {
+			err = s.drive(ctx, func(v T) bool { // true: delivered; once the loop broke, nothing is
+				if !more {
+					return false
+				}
+				more = yield(v, nil)
+				return true
+			})
 		}
-		if err := s.drive(ctx); err != nil && more {
+		if err != nil && more {
 			var zero T
 			yield(zero, err)
 		}
 	}
 }
 
-// drive executes the stream on the current goroutine; it returns the error to end the
-// subscription with (nil for a success, a fallback's success, or a subscriber that left).
-func (s *Stream[T]) drive(ctx context.Context) error {
+// drive executes the claimed stream on the current goroutine, handing its values to sink;
+// it returns the error to end the subscription with (nil for a success, a fallback's
+// success, or a subscriber that left).
+func (s *Stream[T]) drive(ctx context.Context, sink func(T) bool) error {
+	s.sink = sink
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
@@ -130,37 +153,34 @@ func (s *Stream[T]) begin(ctx context.Context) error {
 	if s.construct == nil {
 		return s.badRequest(errNilRun)
 	}
-	return s.execution.begin(ctx, false)
+	return s.execution.begin(ctx)
 }
 
-// run runs the chain (the caller is the only waiter: it never suspends asynchronously).
+// run runs the chain on the current goroutine (it never waits for another goroutine: a
+// stream's chain is SEMAPHORE's).
 func (s *Stream[T]) run() error {
-	x := &s.execution
-	if x.chain.run(x, pending) == suspended {
-		x.await()
-	}
+	s.execution.drive()
 	return s.err // nil, a business error classified as success, or the failure
 }
 
 // The body of the chain (execution.go).
 
-func (s *Stream[T]) call(x *execution) error {
-	defer x.rcCancel(context.Canceled) // construct's context ends with the subscription
-	ctx := x.runCtx()
-	return s.forward(x, func() rxgo.Observable { return s.construct(ctx) }, ctx, metrics.Emit, &x.emits)
+func (s *Stream[T]) call(a *attempt) error {
+	defer a.rcCancel(context.Canceled) // construct's context ends with the subscription
+	ctx := a.ctx()
+	return s.forward(a.x, a, func() rxgo.Observable { return s.construct(ctx) }, ctx, &a.x.emits)
 }
 
 func (s *Stream[T]) callFallback(x *execution, cause error) error {
-	return s.forward(x, func() rxgo.Observable { return s.fallback(x.parent, cause) }, x.parent,
-		metrics.FallbackEmit, &x.fbEmits)
+	return s.forward(x, nil, func() rxgo.Observable { return s.fallback(x.parent, cause) }, x.parent, &x.fbEmits)
 }
 
-// forward subscribes to the observable make returns and hands its values to the sink
+// forward subscribes to the observable open returns and hands its values to the sink
 // until it terminates, ctx ends, or the subscriber leaves; it returns the stream's error.
-// Each value delivered counts as an event of type e (n holds the count) and goes to the
-// emit hooks.
-func (s *Stream[T]) forward(x *execution, open func() rxgo.Observable, ctx context.Context,
-	e metrics.EventType, n *atomic.Int32) error {
+// Each value delivered counts as an EMIT of attempt a (a FALLBACK_EMIT of x when a is nil:
+// the fallback's), n holding the count, and goes to the emit hooks.
+func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observable, ctx context.Context,
+	n *atomic.Int32) error {
 	src, err := construct(open)
 	if err != nil {
 		return err
@@ -186,35 +206,39 @@ func (s *Stream[T]) forward(x *execution, open func() rxgo.Observable, ctx conte
 		if !ok && it.V != nil {
 			return fmt.Errorf("command: the stream emitted a %T, not a %v", it.V, reflect.TypeFor[T]())
 		}
-		if e == metrics.Emit && !x.racing() {
+		if a != nil && !a.race.running() {
 			return nil // the timer won: the late values are dropped
 		}
 		if !s.emit(v) {
 			return errUnsubscribed // not delivered: not counted
 		}
 		n.Add(1)
-		x.addEvent(e)
-		s.emitHooks(x, e, v)
+		if a != nil {
+			a.addEvent(metrics.Emit)
+		} else {
+			x.addEvent(metrics.FallbackEmit)
+		}
+		s.emitHooks(x, a, v)
 	}
 }
 
 // emit records v for Observe and request-cache hits and hands it to the subscription.
 func (s *Stream[T]) emit(v T) bool {
-	if s.rec != nil {
-		s.rec.Add(rxgo.Of(v))
+	if rec := s.rec.Load(); rec != nil {
+		rec.Add(rxgo.Of(v))
 	}
 	return s.sink(v)
 }
 
-// emitHooks calls the hooks for one value of the run (e EMIT) or of the fallback.
-func (s *Stream[T]) emitHooks(x *execution, e metrics.EventType, v T) {
+// emitHooks calls the hooks for one value of attempt a's run, or of the fallback (a nil).
+func (s *Stream[T]) emitHooks(x *execution, a *attempt, v T) {
 	h := x.hook
 	if h == nil {
 		return
 	}
 	x.ks.rt.safeHook(func() {
-		if e == metrics.Emit {
-			h.OnExecutionEmit(x.runCtx(), x.ks.info, v)
+		if a != nil {
+			h.OnExecutionEmit(a.ctx(), x.ks.info, v)
 		} else {
 			h.OnFallbackEmit(x.parent, x.ks.info, v)
 		}
@@ -236,9 +260,9 @@ func construct(f func() rxgo.Observable) (obs rxgo.Observable, err error) {
 	return obs, nil
 }
 
-func (s *Stream[T]) won() {}
+func (s *Stream[T]) won(*attempt) {}
 
-func (s *Stream[T]) emitted(*execution) {}
+func (s *Stream[T]) emitted(*attempt) {}
 
 func (s *Stream[T]) hasFallback() bool { return s.fallback != nil }
 
@@ -252,7 +276,7 @@ func (s *Stream[T]) replays(other body) bool {
 }
 
 func (s *Stream[T]) replay(_ *execution, orig *execution) {
-	items, _ := orig.body.(*Stream[T]).rec.Items()
+	items, _ := orig.body.(*Stream[T]).rec.Load().Items()
 	for _, it := range items {
 		if !s.emit(it.V.(T)) {
 			return

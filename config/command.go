@@ -191,6 +191,12 @@ func (c *CommandProperties) Key() string { return c.k.key }
 // Settings lists every command property with its full Hystrix name and current value.
 func (c *CommandProperties) Settings() []Setting { return commandScope.settings(c) }
 
+// Version returns a number that changes whenever a property of the key takes a new value
+// (one atomic load): a reader that derives something from several properties (the
+// command package assembles a key's chain from them) compares it to know when to derive
+// it again.
+func (c *CommandProperties) Version() uint64 { return c.k.version.Load() }
+
 func (c *CommandProperties) state() *keyState { return &c.k }
 
 func (c *CommandProperties) refresh(lookup func(string) (string, bool), scratch *[]any) []*PropertyError {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,7 @@ type keyState struct {
 	reported map[string]string // full name -> bad value already reported; nil when none
 	idx      int               // index in Store.sets; -1 once forgotten
 	envTwin  string            // a held key (or "default") sharing its environment names
+	version  atomic.Uint64     // counts the values published for the key
 }
 
 // inCodeValue is one value set in code: the raw string of field i.
@@ -149,6 +151,7 @@ func (d *desc[O, T]) commit(r *resolution[O], i int) {
 	next := d.next(r, i)
 	if old := p.v.Load(); old == nil || (old != next && *old != *next) {
 		p.v.Store(next)
+		p.key.version.Add(1)
 	}
 }
 

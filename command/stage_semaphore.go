@@ -1,0 +1,17 @@
+package command
+
+import "github.com/rxhystrix/rxhystrix/config"
+
+// semaphore is the execution semaphore of SEMAPHORE isolation: a permit per key, taken
+// without waiting and held until the rest of the chain returns.
+type semaphore struct{}
+
+func (semaphore) forKey(k shape) (stage, bool) { return semaphore{}, k.iso == config.Semaphore }
+
+func (semaphore) run(x *execution, a *attempt, next next) verdict {
+	if !x.ks.execSem.TryAcquire() {
+		return a.decide(semRejected, ErrSemaphoreRejected)
+	}
+	defer x.ks.execSem.Release()
+	return next.run(x, a)
+}
