@@ -62,6 +62,13 @@ func (a *attempt) decide(k kind, cause error) verdict {
 	return verdict{kind: k, cause: cause}
 }
 
+// refuse records r's event and returns the verdict of a stage that refused the attempt
+// for cause.
+func (a *attempt) refuse(r *refusal, cause error) verdict {
+	a.addEvent(r.event)
+	return verdict{kind: refused, cause: cause, refusal: r}
+}
+
 // runStart returns when the run started: the start of the clock, or for a run on a pool
 // goroutine when the goroutine took it (queue wait is not execution latency).
 func (a *attempt) runStart() time.Duration {

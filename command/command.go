@@ -142,7 +142,7 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 		if c.door.Load() == doorObserve {
 			return h
 		}
-		return rxgo.Thrown(err)
+		return observable.Error(err)
 	}
 	c.start(ctx)
 	return h

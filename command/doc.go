@@ -23,39 +23,41 @@
 //
 // # The chain
 //
-// Every command key has its chain assembled once, as a list of named stages (stage_*.go),
-// one list per isolation strategy; an execution is driven through it by chain.run. Each
-// stage has an enter half, run on the way in, and an exit half, run on the way out with
-// the verdict of the stages inside it; a stage that decides (a short circuit, a full
-// semaphore, the run itself) returns its verdict from enter and the stages inside it are
-// skipped:
+// Every command key has a chain: its stages, outermost first, assembled from the key's
+// properties (chain.go) and assembled again when one of them changes (a key whose breaker
+// is disabled has no gate, a SEMAPHORE key no pool stage). A stage wraps the rest of the
+// chain: it decides on its own, or runs the rest (next) and works on the verdict it gets
+// back. An execution is one call of the outermost stage:
 //
 //	front door (Execute, Queue, Observe, ToObservable, Values): single use, request log
 //	  requestCache  a hit replays the original's outcome; a miss runs the rest and is shared
-//	  terminal      exactly once: release, metrics, notifier, onSuccess/onError/onUnsubscribe
+//	  terminal      exactly once: metrics, notifier, onSuccess/onError/onUnsubscribe
 //	  onStart       the onStart hook (a failure fails fast: no fallback, no health effect)
 //	  fallback      onErrorResumeNext: SHORT_CIRCUITED, *_REJECTED, TIMEOUT and FAILURE
 //	                resume into the fallback behind its semaphore
-//	  breakerGate   Attempt before, Report after: the only place a verdict reaches the breaker
-//	  semaphore     SEMAPHORE only: the execution semaphore, held until run returns
-//	  timeout       starts the clock (queue wait counts) and the deadline; the run and the
-//	                timer race to claim the execution, exactly one wins
-//	  threadPool    THREAD only: submits the run stage to the key's goroutine pool, queues
-//	                the deadline and suspends the chain until the run, the timer or the
-//	                caller resumes it
+//	  breakerGate   Attempt on the way in; on the way out it reports the verdict it got
+//	  semaphore     SEMAPHORE only: the execution semaphore, held until the rest returns
+//	  timeout       starts the attempt's clock (queue wait counts) and its deadline, and
+//	                opens the race that the run, the timer and the caller settle
+//	  threadPool    THREAD only: hands the rest (the run) to the key's goroutine pool and
+//	                waits for the race's winner
 //	  run           onExecutionStart, run (or construct and its stream), classify
 //
-// Verdicts travel by value (verdict.go): a stage returns what happened, it never leaves an
-// outcome in a field for a later stage to find. Per-execution state is one struct,
-// execution, embedded in the Command (Execute's only allocation); the stages are stateless
-// values, so assembling the chain costs nothing per call. The chain runs inline on the
-// caller's goroutine up to the run under SEMAPHORE isolation (no goroutine, no channel,
-// no rxgo operator on the path). Under THREAD isolation it suspends in threadPool; Execute
-// waits for the resumption and runs the outer exits (fallback included) on its own
-// goroutine, while Queue and Observe return at once and the exits run on the goroutine that
-// resumed the chain (the pool worker, or a fresh goroutine after a timeout or a cancel).
-// A runtime.Goexit in user code unwinds through chain.run, which still runs every exit due
-// (permits released, metrics and breaker told), so nothing leaks.
+// Verdicts travel by value (verdict.go): a stage returns what happened and why (its
+// cause); nothing about an outcome is left in a field for another stage to find. What the
+// whole command owns is its execution (execution.go), embedded in the Command; what one
+// try of the stages from the breaker inward owns (its clock, race, run context, events
+// and latency) is an attempt (attempt.go), the first embedded in the execution. The
+// stages are values, so running the chain costs a few calls and nothing per stage.
+//
+// The chain runs on the caller's goroutine. Under SEMAPHORE isolation it never waits for
+// another goroutine: no goroutine, no channel, no rxgo operator on the path. Under THREAD
+// isolation the pool stage waits for the race's winner (the worker when the run returns,
+// the timer at the deadline, or the caller leaving); Execute waits with it, while Queue
+// and Observe run such a chain on a goroutine of their own and return as soon as the pool
+// took the run (driveAsync), so a short circuit or a rejection is known when they return.
+// A runtime.Goexit in user code unwinds through the stages, and each gives back what it
+// took in a deferred call (permits released, metrics and breaker told), so nothing leaks.
 //
 // The front doors are views of one execution: Execute drives it and returns; Queue drives
 // it and returns a Future made for it (completed before Queue returns under SEMAPHORE, as
@@ -63,10 +65,41 @@
 // drives it with the caller's context and returns a hot observable that replays the
 // outcome (a pre-filled channel once it is known, no goroutine); ToObservable drives it
 // when subscribed, with the subscriber's context (rxgo.Defer); Values drives it when
-// ranged.
+// ranged. A command is single use: the first door claims it, and every later one (a second
+// subscription, as through RxGo operators that subscribe twice such as DoOnNext with
+// DoOnError) gets the BAD_REQUEST_EXCEPTION and leaves the first alone; Observe called
+// again returns the same observable.
 // Streams run under SEMAPHORE isolation only: construct's observable emits on its own
 // goroutines already, so a pool worker would only wait on channels while holding a slot
 // (defining a stream key with THREAD isolation in code is an error).
+//
+// # Writing a stage
+//
+// A new capability (a rate limiter, a retry, fault injection) is a stage: one file, plus
+// its properties in config, its event types in the event table (metrics/event_type.go),
+// and one line in the layout (chain.go) that puts it in its place. Nothing else changes.
+//
+//   - The stage is a value with a run method (the stage interface). It decides on its
+//     own, or calls next.run(x, a) and works on the verdict it returns. It keeps no
+//     per-execution state of its own: that is in x (the execution) and a (the attempt);
+//     per-key state is reached through x.ks.
+//   - A stage not every key uses implements forKey(shape), returning false to stay out
+//     of a key's chain: a key pays nothing for a stage it does not use. The shape is the
+//     key's properties as they are: a change assembles the chain again.
+//   - A stage that refuses an attempt declares its refusal (its event and failure type)
+//     and returns a.refuse(&itsRefusal, cause): the fallback recovers it, the breaker
+//     reads its event's health, metrics count it. A stage that lets the attempt through
+//     gives back what it took in a deferred call.
+//   - A stage that may wait for another goroutine implements waiting (waits()), and
+//     waits with x.wait, which lets an asynchronous door's caller go first and stops when
+//     the caller leaves.
+//   - A stage that runs the rest of the chain more than once (a retry, a hedge) calls
+//     x.retire(a) for an attempt that will not be the last (it reaches metrics as a
+//     completion of its own) and next.run(x, x.newAttempt()) for the next: each attempt
+//     has its own clock, race, run context, events and latency, and the command's outcome
+//     is decided once, by the stages outside it (stage_test.go has one).
+//   - Inside the timeout stage, a stage that decides without calling the run first wins
+//     the race for the run's side (a.race.runEnded).
 //
 // # Timeouts and the run context
 //
@@ -74,17 +107,17 @@
 // (with execution.isolation.thread.interruptOnTimeout), when the caller's context ends,
 // or when a Future is cancelled with interruptOnFutureCancel; never merely because run
 // returned, so a value tied to it (an HTTP response body) stays usable after Execute. It is
-// part of the Command (no allocation); its Done channel is made only when asked for, and
-// its watch on the caller's context holds the execution weakly, so a long-lived caller
+// part of the attempt (no allocation); its Done channel is made only when asked for, and
+// its watch on the caller's context holds the attempt weakly, so a long-lived caller
 // context keeps no command alive. A stream's construct context ends with its subscription
 // (completion, error, timeout, unsubscribe).
 //
 // Deadlines are kept per command key in a few ordered queues (striped, so parallel callers
 // share no lock), each with one clock timer (deadlines.go), not one timer per execution.
-// Under SEMAPHORE isolation an execution
-// joins the queue only if run asks for ctx.Done (otherwise the clock decides when run
+// Under SEMAPHORE isolation an attempt joins the queue only if run asks for ctx.Done
+// (otherwise the clock decides when run
 // returns, and ctx.Err polls it); the caller gets its outcome when run returns, TIMEOUT if
-// the timer won. Under THREAD isolation every execution joins it, and the caller gets the
+// the timer won. Under THREAD isolation every attempt joins it, and the caller gets the
 // fallback at the timeout while the late run is abandoned: its result changes nothing, but
 // it stays bounded by the timeout (a cancelled Future does not take the timeout away).
 //
@@ -105,10 +138,12 @@
 // # Cost
 //
 // See bench_test.go: a SEMAPHORE Execute allocates once (the Command), starts no goroutine
-// and reads the clock three times (start, run's end, terminal); a short-circuited or
+// and reads the clock twice on success (start, run's end: nothing runs after the run when
+// no hook is set) and three times otherwise (the terminal's); a short-circuited or
 // semaphore-rejected one reads no clock (it reports no latency, which metrics ignore for
 // executions that never ran). A run that waits for its context adds its done channel. Hooks
 // and the event notifier cost nothing while they are the no-op ones. The Command is not
 // recycled: the caller may keep it to read the accessors, the request log keeps it, and
-// the run context is part of it.
+// the run context is part of it. A THREAD execution adds its pool state and the pool
+// task; Queue and Observe on a THREAD key add the goroutine that drives the chain.
 package command

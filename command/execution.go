@@ -44,10 +44,12 @@ type execution struct {
 	quitted atomic.Bool   // cancel closed quit
 
 	// Written on the goroutine that drives the chain, each by the stage named.
-	outer      uint32 // the execution's own events, not its attempts' (addEvent)
-	failedErr  error  // fallback: why the primary path failed (FailedExecutionError)
-	err        error  // terminal: what the caller gets (ExecutionError)
-	isDetached bool   // detach: detached is closed
+	start      time.Duration // timeout (or a cache hit): when the command's clock started, as an offset from the runtime's base
+	timed      bool          // start is set
+	outer      uint32        // the execution's own events, not its attempts' (addEvent)
+	failedErr  error         // fallback: why the primary path failed (FailedExecutionError)
+	err        error         // terminal: what the caller gets (ExecutionError)
+	isDetached bool          // detach: detached is closed
 
 	first attempt  // the first attempt
 	last  *attempt // the last attempt when there were several (lastAttempt); nil: first
@@ -271,7 +273,7 @@ func (x *execution) count(e metrics.EventType) int {
 func (x *execution) now() time.Duration { return x.ks.rt.clk.Since(x.ks.rt.base) }
 
 // startTime returns the wall-clock start of the execution.
-func (x *execution) startTime() time.Time { return x.ks.rt.base.Add(x.first.start) }
+func (x *execution) startTime() time.Time { return x.ks.rt.base.Add(x.start) }
 
 // markCollapsed records that this command serves a collapser batch of n requests
 // (COLLAPSED x n). The collapser calls it, through collapsed.Mark, before executing the

@@ -1,11 +1,16 @@
 package command
 
+import "github.com/rxhystrix/rxhystrix/metrics"
+
 // breakerGate asks the key's circuit breaker before anything is isolated, and reports the
 // verdict of the stages inside it to the breaker with the ticket it was let through with,
 // on its own way out (before the fallback runs, and before the completion reaches the
 // key's metrics: the breaker counts a reported failure itself). A key with
 // circuitBreaker.enabled=false has no gate: its breaker would let everything through.
 type breakerGate struct{}
+
+// shortCircuit is the gate's refusal: SHORT_CIRCUITED.
+var shortCircuit = refusal{event: metrics.ShortCircuited, failure: ShortCircuit}
 
 func (breakerGate) forKey(k shape) (stage, bool) {
 	return breakerGate{}, k.props.CircuitBreakerEnabled.Get()
@@ -14,8 +19,8 @@ func (breakerGate) forKey(k shape) (stage, bool) {
 func (breakerGate) run(x *execution, a *attempt, next next) (v verdict) {
 	t, ok := x.ks.breaker.Attempt()
 	if !ok {
-		return a.decide(shortCircuited, ErrShortCircuited)
+		return a.refuse(&shortCircuit, ErrShortCircuited)
 	}
-	defer func() { x.ks.breaker.Report(t, breakerOutcome(v.kind)) }()
+	defer func() { x.ks.breaker.Report(t, v.breakerOutcome()) }()
 	return next.run(x, a)
 }

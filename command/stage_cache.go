@@ -35,7 +35,7 @@ func (requestCache) run(x *execution, a *attempt, next next) (v verdict) {
 	if h := x.ks.rt.hooks.ExecutionHook(); !hooks.IsNoop(h) {
 		x.ks.rt.safeHook(func() { h.OnCacheHit(x.parent, x.ks.info) })
 	}
-	a.start = x.now()
+	x.start, x.timed = x.now(), true
 	if x.wait(r.flight.body.done()) {
 		return x.replay()
 	}
@@ -94,7 +94,7 @@ func (x *execution) hitCancelled() verdict {
 
 // publishHit publishes a cache hit's completion with the single event e.
 func (x *execution) publishHit(e metrics.EventType, k kind) {
-	total := x.now() - x.first.start
+	total := x.now() - x.start
 	x.ks.metrics.MarkComplete(metrics.ExecutionResult{}.WithEvent(e).WithStartTime(x.startTime()).WithTotalLatency(total))
 	if k != cancelled {
 		x.total.Store(int64(max(total, 0)) + 1)

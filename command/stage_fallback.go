@@ -12,7 +12,7 @@ type fallback struct{}
 
 func (fallback) run(x *execution, a *attempt, next next) verdict {
 	v := next.run(x, a)
-	ft := kinds[v.kind].fallback
+	ft := v.fallbackType()
 	switch {
 	case ft != 0:
 		x.failedErr = v.cause

@@ -16,6 +16,9 @@ import (
 // caller that left: terminal calls it then).
 type threadPool struct{}
 
+// poolFull is the pool's refusal: THREAD_POOL_REJECTED.
+var poolFull = refusal{event: metrics.ThreadPoolRejected, failure: RejectedThreadExecution}
+
 func (threadPool) forKey(k shape) (stage, bool) { return threadPool{}, k.iso == config.Thread }
 
 func (threadPool) waits() {}
@@ -49,7 +52,7 @@ func (threadPool) run(x *execution, a *attempt, next next) verdict {
 			return a.await() // the timer or the caller won meanwhile
 		}
 		a.race.recorded()
-		return a.decide(poolRejected, err)
+		return a.refuse(&poolFull, err)
 	}
 	v := a.await()
 	if v.kind != cancelled {

@@ -56,18 +56,13 @@ func (x *execution) publish(k kind) {
 	a := x.lastAttempt()
 	var total time.Duration
 	switch {
-	case a.race.phase.Load() == raceIdle: // nothing was timed (short circuit, rejection, onStart)
-	case k == succeeded && x.hook == nil && a.thread == nil:
-		total = a.end - a.start // nothing ran after the run: its end is the terminal time
+	case !x.timed: // nothing was timed (short circuit, rejection, onStart)
+	case k == succeeded && x.hook == nil && a.thread == nil && a == &x.first:
+		total = a.end - x.start // nothing ran after the run: its end is the terminal time
 	default:
-		total = x.now() - a.start
+		total = x.now() - x.start
 	}
-	executed := a.ran()
-	res := x.result(a, executed, total)
-	x.ks.metrics.MarkComplete(res)
-	if a.thread != nil {
-		a.thread.tp.MarkComplete(res)
-	}
+	executed := x.record(a, x.outer|a.events, total)
 	if k != cancelled { // after an unsubscribe the execution is not complete, as in Hystrix
 		x.total.Store(int64(max(total, 0)) + 1)
 	}
@@ -81,10 +76,18 @@ func (x *execution) publish(k kind) {
 	}
 }
 
-// result builds the metrics record of the execution's last attempt: what metrics read of
-// it (its events and the execution's own, whether and where run executed, latencies), the
-// rest being on the Command's accessors.
-func (x *execution) result(a *attempt, executed bool, total time.Duration) metrics.ExecutionResult {
+// retire publishes an attempt that is not the last one (a stage runs the rest of the chain
+// again): its own events and latencies reach metrics as a completion of their own, so
+// that every attempt counts for health and none keeps holding the key's concurrency. The
+// execution's own events and its terminal event come with the last attempt (terminal).
+func (x *execution) retire(a *attempt) {
+	x.record(a, a.events, x.now()-a.start)
+}
+
+// record folds the completion of attempt a with events into the key's metrics (and its
+// pool's) and reports whether a's run started.
+func (x *execution) record(a *attempt, events uint32, total time.Duration) (executed bool) {
+	executed = a.ran()
 	var collapsed int
 	if x.rare != nil {
 		collapsed = x.rare.collapsed
@@ -93,8 +96,13 @@ func (x *execution) result(a *attempt, executed bool, total time.Duration) metri
 	if executed {
 		latency = a.runLatency()
 	}
-	events := metrics.NewEventCounts(x.outer|a.events, int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
-	return metrics.NewExecutionResult(events, executed, a.thread != nil, latency, total)
+	counts := metrics.NewEventCounts(events, int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
+	res := metrics.NewExecutionResult(counts, executed, a.thread != nil, latency, total)
+	x.ks.metrics.MarkComplete(res)
+	if a.thread != nil {
+		a.thread.tp.MarkComplete(res)
+	}
+	return executed
 }
 
 // onStart calls the onStart hook with the caller's context; the context it returns is the

@@ -24,6 +24,9 @@ func (timeout) forKey(k shape) (stage, bool) {
 
 func (t timeout) run(x *execution, a *attempt, next next) verdict {
 	a.start = x.now()
+	if !x.timed { // the command's clock starts with its first timed attempt
+		x.start, x.timed = a.start, true
+	}
 	p := x.ks.props
 	if p.ExecutionTimeoutEnabled.Get() {
 		a.timeout = p.ExecutionTimeout.Get()

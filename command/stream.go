@@ -98,7 +98,7 @@ func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
 		if s.door.Load() == doorObserve {
 			return rec.Observable()
 		}
-		return rxgo.Thrown(err)
+		return observable.Error(err)
 	}
 	s.sink = func(T) bool { return true } // emit records the values in rec
 	if err := s.begin(ctx); err != nil {
