@@ -6,10 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reactivex/rxgo/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/cache"
+	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // The front doors are views of one execution: these are the rules each must keep, with
@@ -160,4 +162,39 @@ func TestTimedOutExecutionRecordsTheTimeUntilTheTimeout(t *testing.T) {
 	e.tick(time.Minute)
 	assert.Equal(t, 100*time.Millisecond, e.rt.Metrics().Command("T").ExecutionLatencyPercentile(100).Round(10*time.Millisecond),
 		"and so do the latency percentiles")
+}
+
+// Hystrix's testEarlyUnsubscribeDuringExecutionViaToObservable: a subscription that ends
+// while run runs leaves the command not complete, CANCELLED, with every permit back, and
+// an execution time that is the time until the unsubscribe (not -1).
+func TestEarlyUnsubscribeDuringExecutionViaToObservable(t *testing.T) {
+	for _, iso := range []string{"SEMAPHORE", "THREAD"} {
+		t.Run(iso, func(t *testing.T) {
+			e := newEnv(t)
+			s := e.setter("U", "execution.isolation.strategy", iso)
+			s.ThreadPoolKey = "UPool"
+			started := make(chan struct{})
+			cmd := New(s, blockUntilDone(started))
+			ctx, unsubscribe := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for range cmd.ToObservable().Observe(rxgo.WithContext(ctx)) {
+				}
+			}()
+			<-started
+			e.clk.Advance(10 * time.Millisecond)
+			unsubscribe()
+			<-done
+			require.Eventually(t, cmd.IsCancelled, 5*time.Second, time.Millisecond)
+			if iso == "THREAD" {
+				e.waitPoolIdle("U")
+				assert.True(t, cmd.IsExecutedInThread())
+			}
+			assert.False(t, cmd.IsExecutionComplete())
+			assert.Equal(t, ev(metrics.Cancelled), cmd.ExecutionEvents())
+			assert.Equal(t, 10*time.Millisecond, cmd.ExecutionTime(), "the time until the unsubscribe")
+			e.assertIdle("U")
+		})
+	}
 }
