@@ -5,7 +5,8 @@
 // Semaphore is a lock-free, non-blocking counting semaphore whose limit is a live
 // config.Property[int]: TryAcquire reads the limit on every call, so changes apply at once
 // (downward too). The command package makes one per command key for execution and one for
-// fallback, and Releases each permit exactly once in its terminal cleanup.
+// fallback, and Releases each permit exactly once, in a deferred call of the stage that
+// took it (so a runtime.Goexit in user code gives it back too).
 //
 // Pool is the goroutine pool of one thread-pool key, with the semantics Hystrix gets from
 // java.util.concurrent.ThreadPoolExecutor: coreSize, maximumSize (only with

@@ -20,8 +20,9 @@ type Canceler interface{ Cancel() }
 // Future is the pending outcome of some work: a value or an error, set once by its
 // producer with Complete and read by any number of goroutines with Get, Done and Result.
 //
-// The zero Future is pending and has no canceler; it may be embedded in the producer's own
-// struct (command.Command does, so Queue allocates nothing more). A Future must not be
+// The zero Future is pending and has no canceler (SetCanceler gives it one); it may be a
+// field of the producer's own struct (command.Command keeps Queue's with its other outcomes,
+// made on first use). A Future must not be
 // copied after first use. Done makes its channel only when asked while the Future is still
 // pending: a Future completed before anyone waits costs no channel.
 type Future[T any] struct {
@@ -39,13 +40,6 @@ const (
 )
 
 var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-// NewFuture returns a pending future whose Cancel calls c (nil: Cancel does nothing).
-func NewFuture[T any](c Canceler) *Future[T] {
-	f := &Future[T]{}
-	f.SetCanceler(c)
-	return f
-}
 
 // SetCanceler sets what Cancel calls; the producer calls it before handing the future out.
 func (f *Future[T]) SetCanceler(c Canceler) { f.canceler = c }
@@ -117,7 +111,7 @@ func (f *Future[T]) Cancel() {
 // uses one goroutine, which ends with the subscription.
 func ToFuture[T any](ctx context.Context, obs rxgo.Observable) *Future[T] {
 	sub, cancel := context.WithCancel(ctx)
-	f := NewFuture[T](cancelFunc(cancel))
+	f := &Future[T]{canceler: cancelFunc(cancel)}
 	go f.await(sub, cancel, obs.Observe(rxgo.WithContext(sub)))
 	return f
 }

@@ -107,7 +107,8 @@ func (c *canceler) Cancel() { c.n.Add(1) }
 
 func TestFutureCompletedByItsProducer(t *testing.T) {
 	c := &canceler{}
-	f := NewFuture[string](c)
+	f := &Future[string]{}
+	f.SetCanceler(c)
 	assert.False(t, f.Ready())
 	done := f.Done()
 	f.Cancel()
