@@ -39,12 +39,13 @@ type Kit struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced whenever a caller or a wait comes or goes
 	callers  map[*caller]struct{}
+	started  int // callers of Go so far, to number them
 	waits    map[*wait]struct{}
 	panicked any // the first panic of a caller of Go, raised again by Settle
 	closed   bool
 }
 
-// caller is one goroutine started by Go; the context it gets carries it.
+// caller is one goroutine started by Go, numbered from 1; the context it gets carries it.
 type caller struct{ n int }
 
 type callerKey struct{}
@@ -110,9 +111,9 @@ func (k *Kit) Close() {
 // of moving the clock themselves. Close cancels it. A panic in call is raised again on
 // the test's goroutine by the next Settle (and so Advance and AdvanceUntilQuiet).
 func (k *Kit) Go(call func(ctx context.Context)) {
-	c := &caller{}
 	k.mu.Lock()
-	c.n = len(k.callers) + 1
+	k.started++
+	c := &caller{n: k.started}
 	k.callers[c] = struct{}{}
 	k.changedLocked()
 	k.mu.Unlock()
