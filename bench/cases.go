@@ -29,7 +29,7 @@ type Case struct {
 	Door func(FrontDoors, context.Context, Run) (int, error)
 }
 
-// Cases returns the cases of the README's tables: the ctx-aware ones first (a run that
+// Cases returns the cases of the performance tables (README.md): the ctx-aware ones first (a run that
 // watches its context, as real calls do, so every library arms its timeout), then the
 // context-blind ones, goroutine isolation and rxhystrix's other front doors.
 func Cases() []Case {

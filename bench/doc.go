@@ -12,10 +12,10 @@
 //	Settings ─> Lib.New(key, Settings) ─> Target.Do(ctx, run)
 //	  Case.Open(lib) ─> Call ──┬──> benchmarks (bench_test.go), Benchmark<Case>/<lib>
 //	                           └──> Compare (interleave.go): the libraries take turns,
-//	                                Summarize/Tables/Check (table.go): the README's tables
+//	                                Summarize/Check (table.go): README.md's tables, a section per machine
 //	  RunScenario (behaviour.go): a failing dependency at a fixed rate, Markdown table
 //
-// cmd/benchtable prints, checks or rewrites the README's performance tables;
+// cmd/benchtable prints, checks or writes this machine's section of the performance tables;
 // cmd/benchsummary turns `go test -bench` output into a Markdown table of medians and
 // rxhystrix/peer ratios; cmd/behaviour prints the behaviour comparison. See README.md.
 package bench

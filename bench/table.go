@@ -3,7 +3,9 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,7 +26,7 @@ type Row struct {
 // Peers are the columns of the peer table, in order.
 var Peers = []string{"cep21", "failsafe", "afex", "gobreaker"}
 
-// The tables' header lines, which is how ParseTables finds them in the README.
+// The tables' header lines, which is how ParseSections finds them in a section.
 const (
 	peerHeader = "| Case | rxhystrix ns/op | allocs | vs cep21 | vs failsafe | vs afex | vs gobreaker |"
 	doorHeader = "| Front door | rxhystrix ns/op | allocs | vs Execute |"
@@ -101,15 +103,15 @@ func cell(ratios map[string]Spread, peer string) string {
 	return fmt.Sprintf("%.2f (%.2f-%.2f)", s.Median, s.Low, s.High)
 }
 
-// ParseTables reads the two tables back from a document (the README): for every row the
-// case, rxhystrix's time and allocations, and each ratio's Spread.
-func ParseTables(doc string) ([]Row, error) {
+// parseTables reads the two tables back from text: for every row the case, rxhystrix's
+// time and allocations, and each ratio's Spread.
+func parseTables(text string) ([]Row, error) {
 	var rows []Row
 	for _, h := range []struct {
 		header string
 		peers  []string
 	}{{peerHeader, Peers}, {doorHeader, []string{Execute}}} {
-		lines, err := tableLines(doc, h.header)
+		lines, err := tableLines(text, h.header)
 		if err != nil {
 			return nil, err
 		}
@@ -156,63 +158,184 @@ func tableLines(doc, header string) ([]string, error) {
 	return lines, nil
 }
 
-// ReplaceTables returns doc with both tables replaced by those of rows.
-func ReplaceTables(doc string, rows []Row) (string, error) {
-	start := strings.Index(doc, peerHeader+"\n")
-	if start < 0 {
-		return "", fmt.Errorf("bench: no table %q", peerHeader)
+// Section is the published tables of one machine: its Machine line, then the peer table
+// and the front-door table.
+type Section struct {
+	Machine Machine
+	Rows    []Row
+}
+
+// Text returns the section as the document shows it.
+func (s Section) Text() string { return s.Machine.String() + "\n\n" + Tables(s.Rows) }
+
+// ParseSections reads every section of a document (bench/README.md), in order: each
+// starts at a Machine line and holds the two tables that follow it.
+func ParseSections(doc string) ([]Section, error) {
+	var out []Section
+	for _, sp := range sectionSpans(doc) {
+		line, _, _ := strings.Cut(doc[sp.start:sp.end], "\n")
+		m, err := ParseMachine(line)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := parseTables(doc[sp.start:sp.end])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name(), err)
+		}
+		out = append(out, Section{Machine: m, Rows: rows})
 	}
-	lines, err := tableLines(doc, doorHeader)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("bench: no line starting %q", machinePrefix)
+	}
+	return out, nil
+}
+
+// span is where a section lies in a document: from its Machine line to the end of its
+// front-door table (the newline after the table's last row included).
+type span struct{ start, end int }
+
+// sectionSpans finds the sections of doc. A section whose tables are incomplete ends at
+// the next Machine line (or the end), so parsing it reports what is missing.
+func sectionSpans(doc string) []span {
+	var starts []int
+	for i := 0; i < len(doc); {
+		if strings.HasPrefix(doc[i:], machinePrefix) {
+			starts = append(starts, i)
+		}
+		next := strings.Index(doc[i:], "\n")
+		if next < 0 {
+			break
+		}
+		i += next + 1
+	}
+	var out []span
+	for k, start := range starts {
+		limit := len(doc)
+		if k+1 < len(starts) {
+			limit = starts[k+1]
+		}
+		end := limit
+		if h := strings.Index(doc[start:limit], doorHeader+"\n"); h >= 0 {
+			end = start + h + len(doorHeader) + 1
+			for end < limit && strings.HasPrefix(doc[end:], "|") { // the separator, then the rows
+				nl := strings.Index(doc[end:limit], "\n")
+				if nl < 0 {
+					end = limit
+					break
+				}
+				end += nl + 1
+			}
+		}
+		out = append(out, span{start, end})
+	}
+	return out
+}
+
+// ReplaceSection returns doc with the section of s's machine (the same CPU model and
+// cores) replaced by s, or with s added after the last section when no section is of
+// that machine. A section whose CPU model was not recorded is never replaced.
+func ReplaceSection(doc string, s Section) (string, error) {
+	published, err := ParseSections(doc)
 	if err != nil {
 		return "", err
 	}
-	end := strings.Index(doc, doorHeader+"\n") + len(doorHeader) + 1
-	end += strings.Index(doc[end:], "\n") + 1 // the separator
-	for _, l := range lines {
-		end += len(l) + 1
+	spans := sectionSpans(doc)
+	for i, p := range published {
+		if p.Machine.Same(s.Machine) {
+			return doc[:spans[i].start] + s.Text() + doc[spans[i].end:], nil
+		}
 	}
-	return doc[:start] + Tables(rows) + doc[end:], nil
+	end := spans[len(spans)-1].end
+	return doc[:end] + "\n" + s.Text() + doc[end:], nil
 }
 
-// Check compares published rows with measured ones: the same cases, the same allocations,
-// and every measured ratio within tolerance (relative) of the published median or within
-// the range of the published runs (the noise of that very cell: a few ratios, such as two
-// goroutines contending for gobreaker's mutex, vary more between runs than the rest). It
-// returns every difference.
-func Check(published, measured []Row, tolerance float64) error {
+// Check compares the published sections with rows measured on machine on. Every section
+// must list the measured cases with the allocations measured (neither depends on the
+// machine). A measured ratio is compared with the sections of the same machine (CPU model
+// and cores) or, when none is of it or its CPU model is unknown, with every section: it
+// passes when, for one of them, it is within tolerance (relative) of the published median
+// or within the range of that machine's published runs (the noise of that very cell: a
+// few ratios, such as two goroutines contending for gobreaker's mutex, vary more between
+// runs than the rest). It returns every difference.
+func Check(published []Section, measured []Row, on Machine, tolerance float64) error {
 	var errs []error
+	for _, s := range published {
+		errs = append(errs, checkCases(s, measured)...)
+	}
+	var same []Section
+	for _, s := range published {
+		if s.Machine.Same(on) {
+			same = append(same, s)
+		}
+	}
+	against := "the published range for " + on.Name()
+	if len(same) == 0 {
+		same, against = published, "every published machine's range (no section is of "+on.Name()+")"
+	}
+	for _, m := range measured {
+		for _, peer := range slices.Sorted(maps.Keys(m.Ratios)) {
+			got := m.Ratios[peer]
+			var ranges []string
+			ok := false
+			for _, s := range same {
+				ps, found := s.row(m.Case).Ratios[peer]
+				if !found {
+					continue
+				}
+				ok = ok || math.Abs(got.Median/ps.Median-1) <= tolerance || (got.Median >= ps.Low && got.Median <= ps.High)
+				ranges = append(ranges, fmt.Sprintf("%.2f (%.2f-%.2f) on %s", ps.Median, ps.Low, ps.High, s.Machine.Name()))
+			}
+			if !ok && len(ranges) > 0 {
+				errs = append(errs, fmt.Errorf("%s vs %s: %.2f (%.2f-%.2f) measured: off by more than %.0f %% and outside %s: %s",
+					m.Case, peer, got.Median, got.Low, got.High, tolerance*100, against, strings.Join(ranges, "; ")))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// row returns the section's row of a case (an empty one when it has none).
+func (s Section) row(c string) Row {
+	for _, r := range s.Rows {
+		if r.Case == c {
+			return r
+		}
+	}
+	return Row{}
+}
+
+// checkCases compares what does not depend on the machine: the cases, the allocations,
+// and which peers take part in each case.
+func checkCases(s Section, measured []Row) []error {
+	var errs []error
+	name := s.Machine.Name()
 	byCase := map[string]Row{}
 	for _, r := range measured {
 		byCase[r.Case] = r
 	}
-	for _, p := range published {
+	for _, p := range s.Rows {
 		m, ok := byCase[p.Case]
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s: published, but no such case is measured", p.Case))
+			errs = append(errs, fmt.Errorf("%s: %s: published, but no such case is measured", name, p.Case))
 			continue
 		}
 		delete(byCase, p.Case)
 		if p.Allocs != m.Allocs {
-			errs = append(errs, fmt.Errorf("%s: %.0f allocs/op published, %.0f measured", p.Case, p.Allocs, m.Allocs))
+			errs = append(errs, fmt.Errorf("%s: %s: %.0f allocs/op published, %.0f measured", name, p.Case, p.Allocs, m.Allocs))
 		}
-		for peer, s := range m.Ratios {
-			ps, ok := p.Ratios[peer]
-			switch {
-			case !ok:
-				errs = append(errs, fmt.Errorf("%s: no ratio to %s published, %.2f measured", p.Case, peer, s.Median))
-			case math.Abs(s.Median/ps.Median-1) > tolerance && (s.Median < ps.Low || s.Median > ps.High):
-				errs = append(errs, fmt.Errorf("%s vs %s: %.2f (%.2f-%.2f) published, %.2f (%.2f-%.2f) measured: off by more than %.0f %% and outside the published runs",
-					p.Case, peer, ps.Median, ps.Low, ps.High, s.Median, s.Low, s.High, tolerance*100))
+		for _, peer := range slices.Sorted(maps.Keys(m.Ratios)) {
+			if _, ok := p.Ratios[peer]; !ok {
+				errs = append(errs, fmt.Errorf("%s: %s: no ratio to %s published, %.2f measured", name, p.Case, peer, m.Ratios[peer].Median))
 			}
 		}
-		for peer := range p.Ratios {
+		for _, peer := range slices.Sorted(maps.Keys(p.Ratios)) {
 			if _, ok := m.Ratios[peer]; !ok {
-				errs = append(errs, fmt.Errorf("%s: a ratio to %s is published, but %s does not take part", p.Case, peer, peer))
+				errs = append(errs, fmt.Errorf("%s: %s: a ratio to %s is published, but %s does not take part", name, p.Case, peer, peer))
 			}
 		}
 	}
-	for c := range byCase {
-		errs = append(errs, fmt.Errorf("%s: measured, but not published", c))
+	for _, c := range slices.Sorted(maps.Keys(byCase)) {
+		errs = append(errs, fmt.Errorf("%s: %s: measured, but not published", name, c))
 	}
-	return errors.Join(errs...)
+	return errs
 }

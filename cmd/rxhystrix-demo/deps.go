@@ -19,6 +19,7 @@ type dependency struct {
 	// outage, when set, reports whether the dependency is down at the given elapsed time.
 	outage func(elapsed time.Duration) bool
 	start  time.Time
+	about  string // how it misbehaves, on purpose, as the demo tells at its start
 
 	url string // where it listens, once started
 	srv *http.Server

@@ -97,6 +97,7 @@ func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Wri
 	fmt.Fprintf(out, "rxhystrix demo: dashboard on http://%s%s\n", ln.Addr(), dashboardPath)
 	fmt.Fprintf(out, "rxhystrix demo: dashboard stream on http://%s/hystrix.stream, %d requests/s\n", ln.Addr(), rate)
 	fmt.Fprintf(out, "rxhystrix demo: Prometheus metrics on http://%s/metrics\n", ln.Addr())
+	deps.tell(out)
 
 	var pages sync.WaitGroup
 	generated := make(chan struct{})

@@ -23,7 +23,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // TestRunServesTheStreamPrintsTheTableAndEndsByItself runs the demo for a bounded time:
 // it must answer on /hystrix.stream with command frames and on /metrics with every
 // command's counters, print the table every second with every command key, and return
-// once its time is up with nothing left running.
+// once its time is up with nothing left running, having told at its start what each
+// dependency does on purpose.
 func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -59,8 +60,9 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 		t.Fatal("the demo did not end after its duration")
 	}
 	printed := out.String()
+	assert.Contains(t, printed, "rxhystrix demo: every dependency misbehaves on purpose; the errors in the table are the demo's:\n")
 	for _, key := range []string{"GetUser", "CheckInventory", "GetRecommendations", "AuthorizePayment"} {
-		assert.Contains(t, printed, key)
+		assert.Regexp(t, "\n  "+key+" +[a-z0-9]", printed, "what %s does on purpose, told at the start", key)
 	}
 	assert.Contains(t, printed, "--- 1s ---")
 	assert.NotContains(t, printed, `"SpanContext"`, "no traces unless asked")

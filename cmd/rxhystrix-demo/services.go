@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -22,9 +23,10 @@ type services struct {
 	users, inventory, recs, payments endpoint
 }
 
-// endpoint is a dependency with the client that calls it.
+// endpoint is a dependency with the client that calls it as command key.
 type endpoint struct {
 	*dependency
+	key    string
 	client *http.Client
 }
 
@@ -33,14 +35,16 @@ func newServices(rt *command.Runtime, start time.Time) (*services, error) {
 	s := &services{base: &http.Transport{MaxIdleConnsPerHost: 100}}
 	// Fast and healthy, semaphore isolated.
 	s.users = s.endpoint(&dependency{name: "user", median: 4 * time.Millisecond, tail: 40 * time.Millisecond,
-		errorRate: 0.01, start: start}, command.Setter{
+		errorRate: 0.01, start: start, about: "healthy: 1 % of its calls fail, answered by the fallback"}, command.Setter{
 		Runtime: rt, CommandKey: "GetUser", GroupKey: "UserService",
 		Properties: config.Overrides{"execution.isolation.semaphore.maxConcurrentRequests": "50"},
 	}, "anonymous")
 	// Goes down 5 s into every 45 s and recovers 15 s later: its breaker opens and closes
 	// again within the first half minute.
 	s.inventory = s.endpoint(&dependency{name: "inventory", median: 15 * time.Millisecond, tail: 150 * time.Millisecond,
-		errorRate: 0.02, start: start, outage: periodicOutage(45*time.Second, 5*time.Second, 15*time.Second)},
+		errorRate: 0.02, start: start, outage: periodicOutage(45*time.Second, 5*time.Second, 15*time.Second),
+		about: "down 5 s to 20 s into every 45 s: its breaker opens about 10 s in and closes at the first " +
+			"trial (one every 5 s) after the recovery, 20 to 25 s in; 2 % of its calls fail otherwise"},
 		command.Setter{
 			Runtime: rt, CommandKey: "CheckInventory", GroupKey: "Inventory",
 			Properties:           config.Overrides{"execution.isolation.strategy": "THREAD"},
@@ -48,7 +52,7 @@ func newServices(rt *command.Runtime, start time.Time) (*services, error) {
 		}, "stock unknown")
 	// Slow: about a quarter of its calls pass the 250 ms timeout.
 	s.recs = s.endpoint(&dependency{name: "recommendations", median: 200 * time.Millisecond, tail: 2 * time.Second,
-		start: start}, command.Setter{
+		start: start, about: "slow: about a quarter of its calls pass the 250 ms timeout, answered by the fallback"}, command.Setter{
 		Runtime: rt, CommandKey: "GetRecommendations", GroupKey: "Recommendations",
 		Properties: config.Overrides{
 			"execution.isolation.strategy":                     "THREAD",
@@ -60,7 +64,8 @@ func newServices(rt *command.Runtime, start time.Time) (*services, error) {
 	}, "popular items")
 	// Tight semaphore and no fallback: bursts are rejected.
 	s.payments = s.endpoint(&dependency{name: "payment", median: 40 * time.Millisecond, tail: 300 * time.Millisecond,
-		errorRate: 0.05, start: start}, command.Setter{
+		errorRate: 0.05, start: start, about: "5 % of its calls fail and only 4 run at a time: failures and " +
+			"rejections reach the caller (no fallback)"}, command.Setter{
 		Runtime: rt, CommandKey: "AuthorizePayment", GroupKey: "Payments",
 		Properties: config.Overrides{"execution.isolation.semaphore.maxConcurrentRequests": "4"},
 	}, "")
@@ -92,7 +97,7 @@ func (s *services) endpoint(d *dependency, setter command.Setter, fallback strin
 				Body: io.NopCloser(strings.NewReader(fallback))}, nil
 		}
 	}
-	return endpoint{dependency: d, client: &http.Client{Transport: t}}
+	return endpoint{dependency: d, key: setter.CommandKey, client: &http.Client{Transport: t}}
 }
 
 func (s *services) all() []endpoint { return []endpoint{s.users, s.inventory, s.recs, s.payments} }
@@ -133,4 +138,15 @@ func (e endpoint) get(ctx context.Context) (string, error) {
 		err = fmt.Errorf("%s: %s", e.name, resp.Status)
 	}
 	return string(body), err
+}
+
+// tell prints what each dependency does on purpose, so that its errors in the table are
+// read as the demo's, not the library's.
+func (s *services) tell(w io.Writer) {
+	fmt.Fprintln(w, "rxhystrix demo: every dependency misbehaves on purpose; the errors in the table are the demo's:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, e := range s.all() {
+		fmt.Fprintf(tw, "  %s\t%s\n", e.key, e.about)
+	}
+	tw.Flush()
 }

@@ -1,0 +1,233 @@
+package hystrixtest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// Execution is one command execution as the Recorder saw it.
+type Execution struct {
+	Key    string
+	Start  time.Duration       // the kit's Elapsed at OnStart (a cache hit: at its event)
+	Events []metrics.EventType // in the order the event notifier was told of them
+}
+
+// Run is a stretch of consecutive executions of one key with the same events.
+type Run struct {
+	Events      []metrics.EventType
+	Count       int
+	First, Last time.Duration // the Start of the first and of the last execution
+}
+
+// String returns the run as ExpectRuns reads it: "[FAILURE, FALLBACK_SUCCESS] x188", or
+// "[SUCCESS]" for a single execution.
+func (r Run) String() string {
+	names := make([]string, len(r.Events))
+	for i, e := range r.Events {
+		names[i] = e.String()
+	}
+	s := "[" + strings.Join(names, ", ") + "]"
+	if r.Count != 1 {
+		s += fmt.Sprintf(" x%d", r.Count)
+	}
+	return s
+}
+
+// Recorder records what the commands of a kit's Runtime do: every hook call
+// (hooks.RecordingHook), every event and finished execution the event notifier is told of
+// (hooks.RecordingNotifier), each execution's events gathered together, and the state
+// changes of the breakers. It is safe for concurrent use.
+type Recorder struct {
+	k        *Kit
+	hook     *hooks.RecordingHook
+	notifier *hooks.RecordingNotifier
+	stop     func() // ends the breaker subscription
+
+	mu          sync.Mutex
+	execs       []*Execution
+	transitions []breaker.Transition
+	changed     chan struct{} // closed and replaced at every transition
+}
+
+// execKey carries an execution's *Execution in the context OnStart returns.
+type execKey struct{}
+
+func newRecorder(k *Kit) *Recorder {
+	r := &Recorder{k: k, hook: &hooks.RecordingHook{}, notifier: &hooks.RecordingNotifier{}, changed: make(chan struct{})}
+	reg := k.rt.Hooks()
+	reg.SetExecutionHook(hooks.Compose(reg.ExecutionHook(), recordingHook{r.hook, r}))
+	reg.SetEventNotifier(hooks.ComposeNotifiers(reg.EventNotifier(), recordingNotifier{r.notifier, r}))
+	r.stop = k.rt.Breakers().OnStateChange(r.transition)
+	return r
+}
+
+// recordingHook is hooks.RecordingHook whose OnStart also starts an Execution.
+type recordingHook struct {
+	*hooks.RecordingHook
+	r *Recorder
+}
+
+// OnStart records the call and returns ctx with the execution's record in it.
+func (h recordingHook) OnStart(ctx context.Context, i hooks.Info) (context.Context, error) {
+	ctx, err := h.RecordingHook.OnStart(ctx, i)
+	x := &Execution{Key: i.CommandKey, Start: h.r.k.Elapsed()}
+	h.r.mu.Lock()
+	h.r.execs = append(h.r.execs, x)
+	h.r.mu.Unlock()
+	return context.WithValue(ctx, execKey{}, x), err
+}
+
+// recordingNotifier is hooks.RecordingNotifier whose MarkEvent also adds the event to its
+// execution.
+type recordingNotifier struct {
+	*hooks.RecordingNotifier
+	r *Recorder
+}
+
+// MarkEvent records the call and adds e to the execution of ctx, or to an execution of
+// its own when ctx has none of key (a cache hit has no OnStart).
+func (n recordingNotifier) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
+	n.RecordingNotifier.MarkEvent(ctx, e, key)
+	x, _ := ctx.Value(execKey{}).(*Execution)
+	n.r.mu.Lock()
+	defer n.r.mu.Unlock()
+	if x == nil || x.Key != key {
+		x = &Execution{Key: key, Start: n.r.k.Elapsed()}
+		n.r.execs = append(n.r.execs, x)
+	}
+	x.Events = append(x.Events, e)
+}
+
+func (r *Recorder) transition(t breaker.Transition) {
+	r.mu.Lock()
+	r.transitions = append(r.transitions, t)
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
+func (r *Recorder) close() { r.stop() }
+
+// Hooks returns the hook calls of every execution, in order.
+func (r *Recorder) Hooks() *hooks.RecordingHook { return r.hook }
+
+// Notifier returns the event notifier calls of every execution, in order.
+func (r *Recorder) Notifier() *hooks.RecordingNotifier { return r.notifier }
+
+// Executions returns the executions of command key ("" for every key) in the order they
+// started.
+func (r *Recorder) Executions(key string) []Execution {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Execution
+	for _, x := range r.execs {
+		if key == "" || x.Key == key {
+			out = append(out, Execution{Key: x.Key, Start: x.Start, Events: slices.Clone(x.Events)})
+		}
+	}
+	return out
+}
+
+// Runs returns the executions of key folded into runs of the same events.
+func (r *Recorder) Runs(key string) []Run {
+	var out []Run
+	for _, x := range r.Executions(key) {
+		if n := len(out); n > 0 && slices.Equal(out[n-1].Events, x.Events) {
+			out[n-1].Count++
+			out[n-1].Last = x.Start
+			continue
+		}
+		out = append(out, Run{Events: x.Events, Count: 1, First: x.Start, Last: x.Start})
+	}
+	return out
+}
+
+// Transitions returns the state changes of key's breaker delivered so far, in order.
+// They are delivered on the breaker registry's goroutine, a moment after they happen:
+// ExpectTransitions waits for them.
+func (r *Recorder) Transitions(key string) []breaker.Transition {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []breaker.Transition
+	for _, t := range r.transitions {
+		if t.Key == key {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ExpectRuns checks that the executions of key, folded by Runs, are want, in order, each
+// written as Run.String writes it. It reports a difference with t.Errorf and returns
+// whether there was none.
+func (r *Recorder) ExpectRuns(t testing.TB, key string, want ...string) bool {
+	t.Helper()
+	var got []string
+	for _, run := range r.Runs(key) {
+		got = append(got, run.String())
+	}
+	return expect(t, key+": runs of executions", got, want)
+}
+
+// ExpectHooks checks the hook calls of key's executions against want, method names in
+// order ("OnStart", "OnExecutionStart", ...).
+func (r *Recorder) ExpectHooks(t testing.TB, key string, want ...string) bool {
+	t.Helper()
+	var got []string
+	for _, c := range r.hook.Calls() {
+		if c.Info.CommandKey == key {
+			got = append(got, c.Method)
+		}
+	}
+	return expect(t, key+": hook calls", got, want)
+}
+
+// ExpectTransitions waits until key's breaker has delivered as many transitions as want
+// names (at most 10 s of real time), then checks them against want, each written as
+// "CLOSED -> OPEN at 500ms": from, to and the kit's Elapsed when the state changed.
+func (r *Recorder) ExpectTransitions(t testing.TB, key string, want ...string) bool {
+	t.Helper()
+	timeout := time.NewTimer(stuckAfter)
+	defer timeout.Stop()
+	for waiting := true; waiting; {
+		r.mu.Lock()
+		changed := r.changed
+		r.mu.Unlock()
+		if len(r.Transitions(key)) >= len(want) {
+			break
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			waiting = false
+		}
+	}
+	return expect(t, key+": breaker transitions", r.transitionStrings(key), want)
+}
+
+func (r *Recorder) transitionStrings(key string) []string {
+	var out []string
+	for _, t := range r.Transitions(key) {
+		out = append(out, fmt.Sprintf("%s -> %s at %v", t.From, t.To, t.At.Sub(r.k.start)))
+	}
+	return out
+}
+
+// expect reports with t.Errorf when got differs from want.
+func expect(t testing.TB, what string, got, want []string) bool {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return true
+	}
+	t.Errorf("%s differ:\n got: %s\nwant: %s", what, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+	return false
+}

@@ -1,0 +1,134 @@
+package hystrixtest_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/cache"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/hystrixtest"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// spyT records what an Expect method reports instead of failing the test.
+type spyT struct {
+	testing.TB
+	errs []string
+}
+
+func (s *spyT) Helper() {}
+
+func (s *spyT) Errorf(format string, args ...any) {
+	s.errs = append(s.errs, fmt.Sprintf(format, args...))
+}
+
+func TestExpectRunsReportsTheDifference(t *testing.T) {
+	k := newKit(t)
+	kind := define(t, k, "GetUser", semaphore)
+	dep := hystrixtest.NewDependency(k, "Ada", hystrixtest.Sequence(hystrixtest.OK(), hystrixtest.OK(), hystrixtest.Fail(errDown)))
+	for range 3 {
+		_, _ = kind.New(dep.Run).WithFallback(fallback).Execute(context.Background())
+	}
+	assert.True(t, k.Recorder().ExpectRuns(t, "GetUser", "[SUCCESS] x2", "[FAILURE, FALLBACK_SUCCESS]"))
+
+	spy := &spyT{TB: t}
+	assert.False(t, k.Recorder().ExpectRuns(spy, "GetUser", "[SUCCESS] x3"))
+	require.Len(t, spy.errs, 1)
+	assert.Equal(t, "GetUser: runs of executions differ:\n got: [SUCCESS] x2\n      [FAILURE, FALLBACK_SUCCESS]\nwant: [SUCCESS] x3", spy.errs[0])
+	assert.False(t, k.Recorder().ExpectRuns(spy, "Other", "[SUCCESS]"), "another key's executions are not these")
+
+	runs := k.Recorder().Runs("GetUser")
+	require.Len(t, runs, 2)
+	assert.Equal(t, hystrixtest.Run{Events: []metrics.EventType{metrics.Success}, Count: 2}, runs[0])
+	assert.Len(t, k.Recorder().Executions(""), 3)
+}
+
+func TestExpectHooksOfASuccess(t *testing.T) {
+	k := newKit(t)
+	kind := define(t, k, "GetUser", semaphore)
+	_, err := kind.New(hystrixtest.NewDependency(k, "Ada", hystrixtest.OK()).Run).Execute(context.Background())
+	require.NoError(t, err)
+	k.Recorder().ExpectHooks(t, "GetUser", "OnStart", "OnExecutionStart", "OnExecutionEmit", "OnEmit", "OnExecutionSuccess", "OnSuccess")
+	spy := &spyT{TB: t}
+	assert.False(t, k.Recorder().ExpectHooks(spy, "GetUser", "OnStart"))
+	require.Len(t, k.Recorder().Notifier().Executions(), 1)
+	assert.Equal(t, []metrics.EventType{metrics.Success}, k.Recorder().Notifier().Executions()[0].Events)
+}
+
+func TestCacheHitIsAnExecutionOfItsOwn(t *testing.T) {
+	k := newKit(t)
+	kind := define(t, k, "GetUser", semaphore)
+	dep := hystrixtest.NewDependency(k, "Ada", hystrixtest.OK())
+	ctx, rc := cache.NewRequestContext(context.Background())
+	defer rc.Close()
+	for range 2 {
+		v, err := kind.New(dep.Run).WithCacheKey("7").Execute(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "Ada", v)
+	}
+	assert.Equal(t, 1, dep.Calls())
+	k.Recorder().ExpectRuns(t, "GetUser", "[SUCCESS]", "[RESPONSE_FROM_CACHE]")
+}
+
+func TestRecorderKeepsTheHooksAlreadyThere(t *testing.T) {
+	reg := hooks.NewRegistry()
+	var mine hooks.RecordingHook
+	reg.SetExecutionHook(&mine)
+	k := newKit(t, command.WithHooks(reg))
+	kind := define(t, k, "GetUser", semaphore)
+	_, err := kind.New(hystrixtest.NewDependency(k, "Ada", hystrixtest.OK()).Run).Execute(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, mine.Names(), k.Recorder().Hooks().Names())
+	assert.Contains(t, mine.Names(), "OnSuccess")
+}
+
+func TestExpectTransitionsGivesUpOnTransitionsThatNeverCome(t *testing.T) {
+	k := newKit(t)
+	kind := define(t, k, "Flaky", semaphore, config.CircuitBreakerRequestVolumeThreshold.Of(2),
+		config.CircuitBreakerSleepWindow.Of(time.Second))
+	dep := hystrixtest.NewDependency(k, "x", hystrixtest.Sequence(hystrixtest.Fail(errDown), hystrixtest.Fail(errDown), hystrixtest.OK()))
+	for range 2 {
+		_, _ = kind.New(dep.Run).WithFallback(fallback).Execute(context.Background())
+	}
+	k.AdvanceUntilQuiet() // the health snapshot at 500 ms opens it
+	k.Recorder().ExpectTransitions(t, "Flaky", "CLOSED -> OPEN at 500ms")
+	k.Advance(time.Second)
+	_, _ = kind.New(dep.Run).WithFallback(fallback).Execute(context.Background())
+	k.Recorder().ExpectTransitions(t, "Flaky", "CLOSED -> OPEN at 500ms", "OPEN -> HALF_OPEN at 2s", "HALF_OPEN -> CLOSED at 2s")
+
+	defer hystrixtest.SetStuckAfter(50 * time.Millisecond)()
+	spy := &spyT{TB: t}
+	assert.False(t, k.Recorder().ExpectTransitions(spy, "Flaky", "CLOSED -> OPEN at 500ms", "OPEN -> HALF_OPEN at 2s",
+		"HALF_OPEN -> CLOSED at 2s", "CLOSED -> OPEN at 3s"))
+	require.Len(t, spy.errs, 1)
+	assert.Contains(t, spy.errs[0], "Flaky: breaker transitions differ")
+}
+
+func TestSettleGivesUpOnACallerThatWaitsOnSomethingElse(t *testing.T) {
+	defer hystrixtest.SetStuckAfter(50 * time.Millisecond)()
+	k := newKit(t)
+	release := make(chan struct{})
+	k.Go(func(context.Context) { <-release })
+	defer close(release)
+	assert.PanicsWithValue(t, "hystrixtest: caller 1 of Go neither returned nor waited in a scripted call or Sleep for 50ms: "+
+		"it waits on something the kit's clock cannot end", k.Settle)
+}
+
+func TestSettleRaisesACallersPanic(t *testing.T) {
+	k := newKit(t)
+	k.Go(func(context.Context) { panic("boom") })
+	defer func() {
+		p := recover()
+		require.NotNil(t, p)
+		assert.True(t, strings.HasPrefix(p.(string), "hystrixtest: caller 1 of Go panicked: boom\n"), p)
+	}()
+	k.AdvanceUntilQuiet()
+}
