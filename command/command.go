@@ -75,7 +75,8 @@ func (c *Command[T]) WithFallback(f func(ctx context.Context, err error) (T, err
 
 // WithCacheKey sets the request-cache key: with requestCache.enabled, commands of the
 // same key and cache key in one request context share one execution. Call it before
-// the execution.
+// the execution. ToObservable finds the request context in the subscription's context:
+// subscribe with Observe(rxgo.WithContext(ctx)).
 func (c *Command[T]) WithCacheKey(key string) *Command[T] {
 	c.rareFields().cacheKey = key
 	return c
@@ -152,7 +153,9 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 // the subscription's context (so only the first succeeds, and a later one, as through an
 // operator that subscribes twice, gets the BAD_REQUEST_EXCEPTION; a command is single
 // use) and emits its value or its error. Ending the subscription's context cancels the
-// execution.
+// execution. With a cache key, subscribe with the request's context,
+// Observe(rxgo.WithContext(ctx)) with ctx from cache.NewRequestContext; without it the
+// command fails with ErrNoRequestContext (BAD_REQUEST_EXCEPTION).
 func (c *Command[T]) ToObservable() rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
 		sendOutcome(ctx, next, c.Execute)

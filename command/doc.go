@@ -133,7 +133,9 @@
 // the first command of a (key, cache key) pair in the request runs and the others, queued
 // or concurrent, replay its value or error with its events plus RESPONSE_FROM_CACHE; only
 // onCacheHit is called and metrics see one RESPONSE_FROM_CACHE. The slot is taken by the
-// front door before it returns, so of queued duplicates the first queued runs.
+// front door before it returns, so of queued duplicates the first queued runs. ToObservable
+// takes the request context from the subscription's context: subscribe with
+// Observe(rxgo.WithContext(ctx)).
 //
 // # Cost
 //

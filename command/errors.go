@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -156,11 +157,19 @@ func (e *Error) what() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Cause }
 
-// Is reports whether target is the sentinel of e's failure type.
+// Is reports whether target is the sentinel of e's failure type; a TIMEOUT is also
+// context.DeadlineExceeded, as net/http's Client.Timeout error is (a caller's own deadline
+// gives the bare context error instead, never an *Error).
 func (e *Error) Is(target error) bool {
+	if target == context.DeadlineExceeded {
+		return e.Type == Timeout
+	}
 	s, ok := target.(*sentinel)
 	return ok && s.t == e.Type
 }
+
+// Timeout reports whether e is a TIMEOUT (the method net.Error and os.IsTimeout look for).
+func (e *Error) Timeout() bool { return e.Type == Timeout }
 
 // BadRequestError wraps an error that says the request itself was wrong (Hystrix's
 // HystrixBadRequestException): the command records BAD_REQUEST, runs no fallback, leaves

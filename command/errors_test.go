@@ -1,7 +1,9 @@
 package command
 
 import (
+	"context"
 	"errors"
+	"os"
 	"fmt"
 	"testing"
 
@@ -36,6 +38,9 @@ func TestErrorMatchesOnlyItsSentinel(t *testing.T) {
 		assert.ErrorIs(t, err, errBoom)
 		var re *Error
 		assert.ErrorAs(t, err, &re)
+		assert.Equal(t, ft == Timeout, errors.Is(err, context.DeadlineExceeded),
+			"%s: only a TIMEOUT is a deadline exceeded, as net/http's client timeout is", ft)
+		assert.Equal(t, ft == Timeout, os.IsTimeout(re), "%s", ft)
 	}
 }
 

@@ -126,7 +126,9 @@ func (r *Runtime) Clock() clock.Clock { return r.clk }
 // Config returns the runtime's configuration store.
 func (r *Runtime) Config() *config.Store { return r.config }
 
-// Metrics returns the runtime's metrics registry.
+// Metrics returns the runtime's metrics registry. Counts move when a bucket closes: right
+// after executions, and after Flush, they read 0 until the clock passes the end of the
+// bucket in progress (hystrixtest.Kit.AdvanceUntilQuiet does both in a test).
 func (r *Runtime) Metrics() *metrics.Registry { return r.metrics }
 
 // Breakers returns the runtime's circuit-breaker registry.

@@ -75,6 +75,7 @@ func (s *Stream[T]) recording() *observable.Replay {
 // Ending the subscription's context cancels the execution (CANCELLED). A command is
 // single use: a later subscription (as through an operator that subscribes twice) gets
 // the BAD_REQUEST_EXCEPTION and leaves the first one alone.
+// With a cache key, subscribe with the request's context (Observe(rxgo.WithContext(ctx))).
 func (s *Stream[T]) ToObservable() rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
 		err := s.claim(doorOther)

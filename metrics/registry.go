@@ -100,7 +100,8 @@ func (r *Registry) Close() {
 
 // Flush rolls, on the calling goroutine, every bucket that ended at or before the clock's
 // time, and waits for a running eviction sweep. With clock.Fake the timer already rolls
-// inside Advance; Flush makes tests independent of that.
+// inside Advance; Flush makes tests independent of that. It does not close the bucket in
+// progress: what was recorded since its start shows once the clock passes its end.
 func (r *Registry) Flush() {
 	r.mu.Lock()
 	if !r.closed.Load() {
