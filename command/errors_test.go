@@ -3,8 +3,8 @@ package command
 import (
 	"context"
 	"errors"
-	"os"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
