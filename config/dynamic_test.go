@@ -345,3 +345,30 @@ func TestInvalidValueLoggedWithSlog(t *testing.T) {
 	assert.Contains(t, out, "property=hystrix.command.Logged.circuitBreaker.errorThresholdPercentage")
 	assert.Contains(t, out, "value=120")
 }
+
+// Version changes when a property of the key takes a new value, and only then: a reader
+// that derives something from several properties knows when to derive it again.
+func TestVersionFollowsTheKeysValues(t *testing.T) {
+	mem, store, _ := newTestStore(t)
+	p, err := store.Command("K", nil)
+	require.NoError(t, err)
+	other, err := store.Command("Other", nil)
+	require.NoError(t, err)
+	v0, o0 := p.Version(), other.Version()
+
+	mem.Set("hystrix.command.K.circuitBreaker.enabled", "false")
+	v1 := p.Version()
+	assert.NotEqual(t, v0, v1, "a new value")
+	assert.Equal(t, o0, other.Version(), "another key's value did not change")
+
+	mem.Set("hystrix.command.K.circuitBreaker.enabled", "false")
+	mem.Set("hystrix.command.K.circuitBreaker.enabled", "FALSE")
+	assert.Equal(t, v1, p.Version(), "the same value again")
+
+	mem.Set("hystrix.command.K.circuitBreaker.enabled", "nonsense")
+	assert.Equal(t, v1, p.Version(), "a refused value keeps the previous one")
+
+	mem.Set("hystrix.command.default.execution.isolation.strategy", "SEMAPHORE")
+	assert.NotEqual(t, v1, p.Version(), "the default scope reaches the key")
+	assert.NotEqual(t, o0, other.Version())
+}
