@@ -15,6 +15,12 @@
 //	config.Set(config.ExecutionTimeout.Of(300*time.Millisecond))  // a typo does not compile
 //	config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300ms"}
 //
+// A .properties file (FileSource, ParseProperties) is read as java.util.Properties reads
+// one, escapes included: a key with a colon or a space, like hystrixhttp's default key
+// "GET host:port", is written with \: and "\ " (PropertiesLine writes any entry so):
+//
+//	hystrix.command.GET\ api.example.com\:8080.execution.isolation.thread.timeoutInMilliseconds=300
+//
 // Durations take Hystrix's whole units ("300") or Go syntax ("300ms", "1.5s") in every
 // source. ValidateCommand, ValidateThreadPool and ValidateCollapser check values set in
 // code where a key is defined: unknown names (with the nearest known one), values that
