@@ -1,6 +1,8 @@
 package config
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -12,6 +14,15 @@ import (
 // edit thus applies within a fraction of a second; a file that cannot be read or parsed
 // changes nothing and is logged (slog.Warn), and entries the Stores refuse are reported
 // by them. Reload re-reads at once. Close stops watching.
+//
+// A file is never applied while it looks half-written (ErrPartialFile, logged like an
+// unparsable file): when its last line has no line break (a writer stopped mid-line:
+// end every file with one), or when it is empty and the source has values (a writer
+// truncates the file before it writes: an emptied file keeps the previous values; to
+// remove every property, leave a comment in the file). A file written elsewhere and
+// renamed over the path, as editors and ConfigMap volumes do, is always whole; a file
+// written in place in several steps is applied as it stands whenever it ends in a line
+// break 100 ms after the last step.
 type FileSource struct {
 	mapSource
 	path  string
@@ -33,17 +44,29 @@ func NewFileSource(path string) (*FileSource, error) {
 	return f, nil
 }
 
+// ErrPartialFile matches (errors.Is) the error of FileSource.Reload (and
+// NewFileSource) for a file that looks half-written: its last line has no line break,
+// or it is empty while the source has values. The previous values stay.
+var ErrPartialFile = errors.New("config: properties file looks half-written")
+
 // Reload re-reads the file and notifies subscribers if any value changed. On a read or
-// parse error the previous values stay and the error is returned. Otherwise the error
-// is the *RefusedError of the entries the Stores using the source refuse (nil if none):
-// the other entries apply.
+// parse error, or a file that looks half-written (ErrPartialFile), the previous values
+// stay and the error is returned. Otherwise the error is the *RefusedError of the
+// entries the Stores using the source refuse (nil if none): the other entries apply.
 func (f *FileSource) Reload() error {
-	fh, err := os.Open(f.path)
+	data, err := os.ReadFile(f.path)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	defer fh.Close()
-	values, err := ParseProperties(fh, f.path)
+	switch {
+	case len(data) == 0 && f.size() > 0:
+		return fmt.Errorf("%w: %s is empty, the previous values stay (to remove every property, leave a comment in it)",
+			ErrPartialFile, f.path)
+	case len(data) > 0 && data[len(data)-1] != '\n' && data[len(data)-1] != '\r':
+		return fmt.Errorf("%w: the last line of %s has no line break, the previous values stay until it has one",
+			ErrPartialFile, f.path)
+	}
+	values, err := ParseProperties(bytes.NewReader(data), f.path)
 	if err != nil {
 		return err
 	}

@@ -108,6 +108,13 @@ func (m *mapSource) Names() []string {
 	return slices.Sorted(maps.Keys(m.values))
 }
 
+// size returns the number of values.
+func (m *mapSource) size() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.values)
+}
+
 // Subscribe calls onChange after every change; cancel unsubscribes.
 func (m *mapSource) Subscribe(onChange func() error) (cancel func()) {
 	m.mu.Lock()
