@@ -49,10 +49,11 @@ func NewFileSource(path string) (*FileSource, error) {
 // or it is empty while the source has values. The previous values stay.
 var ErrPartialFile = errors.New("config: properties file looks half-written")
 
-// Reload re-reads the file and notifies subscribers if any value changed. On a read or
-// parse error, or a file that looks half-written (ErrPartialFile), the previous values
-// stay and the error is returned. Otherwise the error is the *RefusedError of the
-// entries the Stores using the source refuse (nil if none): the other entries apply.
+// Reload re-reads the file and notifies subscribers. On a read or parse error, or a file
+// that looks half-written (ErrPartialFile), the previous values stay and the error is
+// returned. Otherwise the error is the *RefusedError of the entries the Stores using the
+// source refuse now (nil if none), whether the file changed or not: the other entries
+// apply.
 func (f *FileSource) Reload() error {
 	data, err := os.ReadFile(f.path)
 	if err != nil {

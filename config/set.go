@@ -20,12 +20,12 @@ import (
 // keyState is the per-key state of one key of one scope, kept inline in its owner.
 // Everything but scope and key changes only under the owning Store's lock.
 type keyState struct {
-	scope    string            // "command", "threadpool" or "collapser"
-	key      string            // the command, thread-pool or collapser key
-	inCode   []inCodeValue     // values set in code, by field index; nil when none
-	reported map[string]string // full name -> bad value already reported; nil when none
-	idx      int               // index in Store.sets; -1 once forgotten
-	envTwin  string            // a held key (or "default") sharing its environment names
+	scope   string           // "command", "threadpool" or "collapser"
+	key     string           // the command, thread-pool or collapser key
+	inCode  []inCodeValue    // values set in code, by field index; nil when none
+	errs    []*PropertyError // the bad values of its last resolution; nil when none
+	idx     int              // index in Store.sets; -1 once forgotten
+	envTwin string           // a held key (or "default") sharing its environment names
 }
 
 // inCodeValue is one value set in code: the raw string of field i.
@@ -195,6 +195,7 @@ type names struct {
 	envPrefix string         // EnvName(prefix)
 	shorts    []string       // short names in declaration order
 	envShorts []string       // EnvName of each short name
+	longest   int            // length of the longest short name
 	byName    map[string]int // short name -> field index
 	byEnv     map[string]int // EnvName of the short name -> field index
 }
@@ -209,6 +210,7 @@ func newScope[O any](name, label string, state func(*O) *keyState, fields ...fie
 		sc.envShorts = append(sc.envShorts, EnvName(f.shortName()))
 		sc.byName[f.shortName()] = i
 		sc.byEnv[EnvName(f.shortName())] = i
+		sc.longest = max(sc.longest, len(f.shortName()))
 	}
 	return sc
 }
@@ -339,21 +341,19 @@ func (r *resolution[O]) resolve(i int, lookup func(string) (string, bool)) (raw,
 	return "", "", false, false
 }
 
-// unreported drops errors already reported with the same value and remembers the rest.
+// unreported records errs as the key's bad values and returns those that were not
+// among them before (by name and value): the ones to report.
 func (k *keyState) unreported(errs []*PropertyError) []*PropertyError {
-	if len(errs) == 0 {
-		k.reported = nil
-		return nil
-	}
-	seen := make(map[string]string, len(errs))
 	var out []*PropertyError
 	for _, e := range errs {
-		seen[e.Name] = e.Value
-		if v, ok := k.reported[e.Name]; !ok || v != e.Value {
+		if !slices.ContainsFunc(k.errs, func(o *PropertyError) bool { return o.Name == e.Name && o.Value == e.Value }) {
 			out = append(out, e)
 		}
 	}
-	k.reported = seen
+	if len(errs) == 0 {
+		errs = nil
+	}
+	k.errs = errs
 	return out
 }
 

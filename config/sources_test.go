@@ -143,3 +143,30 @@ func TestAddedSourcePrecedence(t *testing.T) {
 	_, err = store.AddSource(NewMemorySource())
 	assert.ErrorIs(t, err, ErrClosed)
 }
+
+// TestUnchangedSourceReportsWhatIsRefusedNow: a Reload of an unchanged file, or a Set
+// that changes nothing, returns the entries refused now, also by keys created since the
+// last change.
+func TestUnchangedSourceReportsWhatIsRefusedNow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hystrix.properties")
+	writeFile(t, path, "hystrix.command.Later."+timeoutName+"=-5\n")
+	src, err := NewFileSource(path)
+	require.NoError(t, err)
+	defer src.Close()
+	store := NewStore(src)
+	defer store.Close()
+	require.NoError(t, src.Reload(), "no key refuses it yet")
+	_, err = store.Command("Later", nil)
+	require.NoError(t, err)
+	err = src.Reload()
+	var refused *RefusedError
+	require.True(t, errors.As(err, &refused), "%v", err)
+	require.Len(t, refused.Entries, 1)
+	assert.Equal(t, "hystrix.command.Later."+timeoutName, refused.Entries[0].Name)
+
+	mem, other, _ := newTestStore(t)
+	require.NoError(t, mem.Set("hystrix.command.Later."+timeoutName, "-5"))
+	_, err = other.Command("Later", nil)
+	require.NoError(t, err)
+	assert.ErrorIs(t, mem.Set("hystrix.command.Later."+timeoutName, "-5"), ErrInvalidValue, "the same value, refused now")
+}

@@ -267,3 +267,47 @@ func TestEtcdRestoredFromBackup(t *testing.T) {
 	e.etcdctl("put", prefix+"hystrix.command.B."+timeoutName, "800")
 	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == 800*time.Millisecond }, 10*time.Second, time.Millisecond)
 }
+
+// TestEtcdBurstKeepsUp: 200 puts in a burst, each for another of the 1,000 keys the Store
+// holds: every value is in force within 100 ms of the last put.
+func TestEtcdBurstKeepsUp(t *testing.T) {
+	const keys, puts = 1000, 200
+	e := newEtcd(t)
+	src := e.newSource()
+	store := config.NewStore(src)
+	defer store.Close()
+	props := make([]*config.CommandProperties, keys)
+	for i := range props {
+		var err error
+		props[i], err = store.Command(fmt.Sprint("K", i), nil)
+		require.NoError(t, err)
+	}
+	c := e.newClient(e.client)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := w; i < puts; i += 8 {
+				_, err := c.Put(ctx, fmt.Sprintf("%shystrix.command.K%d.%s", prefix, i, timeoutName), fmt.Sprint(i+1))
+				assert.NoError(t, err)
+			}
+		})
+	}
+	wg.Wait()
+	last := time.Now()
+	applied := func() bool {
+		for i := range puts {
+			if props[i].ExecutionTimeout.Get() != time.Duration(i+1)*time.Millisecond {
+				return false
+			}
+		}
+		return true
+	}
+	require.Eventually(t, applied, 10*time.Second, time.Millisecond)
+	lag := time.Since(last)
+	t.Logf("every put in force %v after the last one returned", lag)
+	assert.LessOrEqual(t, lag, 100*time.Millisecond)
+}
