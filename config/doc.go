@@ -46,7 +46,7 @@
 //	      |   that key; hystrix.<scope>.default.X: every key of the scope), every property:
 //	      |   resolve raw by precedence -> parse -> range check -> cross-property checks
 //	      |   bad value: keep previous, PropertyError -> slog.Warn + OnError callbacks
-//	      |   every changed name in a property scope but naming no property: warn once
+//	      |   every changed name meant to be a property but naming none: warn once
 //	      v
 //	Property.v.Store(&newValue)       (only when the value changed)
 //	      v

@@ -102,7 +102,7 @@ func FuzzEnvName(f *testing.F) {
 		if EnvName(env) != env {
 			t.Fatalf("EnvName(%q) = %q is no fixed point", name, env)
 		}
-		hint, unknown := unknownName(name)
+		hint, unknown := unknownName(name, nameRules{env: true})
 		if hint != "" && !unknown {
 			t.Fatalf("a hint %q for the known name %q", hint, name)
 		}
@@ -113,7 +113,7 @@ func FuzzEnvName(f *testing.F) {
 func TestHintsForLongNamesAreCheap(t *testing.T) {
 	name := "hystrix.command." + strings.Repeat("A.", MaxLineLength/2)
 	start := time.Now()
-	_, unknown := unknownName(name)
+	_, unknown := unknownName(name, nameRules{})
 	if !unknown || time.Since(start) > time.Second {
 		t.Fatalf("unknown=%v after %v", unknown, time.Since(start))
 	}

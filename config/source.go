@@ -94,6 +94,14 @@ type NameSubscriber interface {
 	SubscribeNames(onChange func(names []string) error) (cancel func())
 }
 
+// PropertiesOnly is implemented by a Source whose every name is meant to be a property,
+// such as the keys under an etcd prefix, when OnlyProperties returns true: a Store then
+// refuses each of its names that names no property, not only those that start like one
+// (see Store).
+type PropertiesOnly interface {
+	OnlyProperties() bool
+}
+
 // mapSource is a mutex-guarded map of values with change subscribers; MemorySource,
 // FileSource and the etcd source (through MemorySource) are built on it.
 type mapSource struct {

@@ -36,11 +36,15 @@ type Overrides map[string]string
 // set in code, else the built-in default), and the *PropertyError is logged with
 // slog.Warn and passed to every OnError callback, once per distinct bad value.
 //
-// A name of a source in a property scope that names no property
-// (hystrix.command.GetUser.execution.timeout.enable) is logged once per name, with the
-// nearest property name. The source's change call (MemorySource.Set,
-// FileSource.Reload) returns both kinds in a *RefusedError: every entry of the source
-// refused now.
+// A name of a source that is meant to be a property but names none is logged once per
+// name with the nearest property name: a misspelt property
+// (hystrix.command.GetUser.execution.timeout.enable), scope or prefix
+// (hystrix.comand.GetUser…, Hystrix.command…, HYSTRIX_THREAD_POOL_…). Meant to be one is
+// every name that starts with "hystrix" in any letter case (or one letter off) and '.'
+// or '_', and in a source whose every name is meant to be a property (PropertiesOnly:
+// the etcd source) every name; the HYSTRIX_COMMAND_… form names a property in the
+// environment only. The source's change call (MemorySource.Set, FileSource.Reload)
+// returns both kinds in a *RefusedError: every entry of the source refused now.
 //
 // Keys are held until forgotten (ForgetCommand, ForgetThreadPool, ForgetCollapser).
 //
@@ -86,13 +90,14 @@ var ErrEmptyKey = errors.New("config: empty key")
 // source is a Source of a Store with its subscription.
 type source struct {
 	Source
+	rules   nameRules
 	cancel  func()
 	unknown map[string]*PropertyError // names of it that name no property; under Store.mu
 }
 
 // subscribe subscribes s to src, through NameSubscriber if src has it.
 func (s *Store) subscribe(src Source) *source {
-	x := &source{Source: src}
+	x := &source{Source: src, rules: rulesOf(src)}
 	if n, ok := src.(NameSubscriber); ok {
 		x.cancel = n.SubscribeNames(func(names []string) error { return s.changed(x, names) })
 	} else {
@@ -614,15 +619,15 @@ func (s *Store) refreshForgotten(touched func(*keyState) bool) (fresh, unheld []
 	return fresh, unheld
 }
 
-// checkNames checks names of src, those it has, for names in a property scope that name
-// no property, keeps src.unknown current, and returns those not logged before. s.mu is
-// held.
+// checkNames checks names of src, those it has, for names that are meant to be a
+// property but name none, keeps src.unknown current, and returns those not logged
+// before. s.mu is held.
 func (s *Store) checkNames(src *source, names []string) (fresh []*PropertyError) {
 	for _, name := range names {
 		v, ok := src.Get(name)
 		hint, unknown := "", false
 		if ok {
-			hint, unknown = unknownName(name)
+			hint, unknown = unknownName(name, src.rules)
 		}
 		if !unknown {
 			delete(src.unknown, name)

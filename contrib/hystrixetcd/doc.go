@@ -22,7 +22,9 @@
 //
 // A change costs the Stores what it touches (the keys its names concern), not what they
 // hold, so a burst of puts keeps up. Values a Store refuses are logged by the Store
-// (slog) and passed to its OnError callbacks, as for every source.
+// (slog) and passed to its OnError callbacks, as for every source; and since every key
+// under the prefix is meant to be a property, so is each that names none (a misspelt
+// property, scope or prefix, or no Hystrix name at all), with the nearest property name.
 //
 //	src, err := hystrixetcd.New(ctx, client, "/myapp/hystrix/")
 //	if err != nil {

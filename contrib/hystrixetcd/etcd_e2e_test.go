@@ -233,17 +233,25 @@ func TestEtcdRefusedValuesKeepThePreviousOnes(t *testing.T) {
 	require.NoError(t, err)
 	e.etcdctl("put", prefix+"hystrix.command.Bad."+timeoutName, "soon")
 	e.etcdctl("put", prefix+"hystrix.command.Bad.execution.timeout.enable", "false")
+	e.etcdctl("put", prefix+"hystrix.comand.Bad.fallback.enabled", "false")
+	e.etcdctl("put", prefix+"timeout", "300")
 	e.etcdctl("put", prefix+"hystrix.command.Bad.fallback.enabled", "false")
 	require.Eventually(t, func() bool { return !props.FallbackEnabled.Get() }, time.Second, time.Millisecond)
 	assert.Equal(t, time.Second, props.ExecutionTimeout.Get())
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(refused) == 2 }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(refused) == 4 }, time.Second, time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
 	assert.ErrorIs(t, refused[0], config.ErrInvalidValue)
-	assert.ErrorIs(t, refused[1], config.ErrUnknownProperty)
-	var pe *config.PropertyError
-	require.True(t, errors.As(refused[1], &pe))
-	assert.Equal(t, "did you mean hystrix.command.Bad.execution.timeout.enabled?", pe.Hint)
+	for i, hint := range []string{
+		"did you mean hystrix.command.Bad.execution.timeout.enabled?",
+		"did you mean hystrix.command.Bad.fallback.enabled?",
+		"property names start with hystrix.command., hystrix.threadpool. or hystrix.collapser.",
+	} {
+		var pe *config.PropertyError
+		require.True(t, errors.As(refused[i+1], &pe))
+		assert.ErrorIs(t, pe, config.ErrUnknownProperty)
+		assert.Equal(t, hint, pe.Hint)
+	}
 }
 
 // TestEtcdRestoredFromBackup: etcd comes back on its address with other data and a

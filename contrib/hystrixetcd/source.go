@@ -68,6 +68,10 @@ func (s *Source) SubscribeNames(onChange func(names []string) error) (cancel fun
 	return s.mem.SubscribeNames(onChange)
 }
 
+// OnlyProperties returns true: every key under the prefix is meant to be a property, so
+// the Stores refuse (and log) each that names none, with the nearest property name.
+func (s *Source) OnlyProperties() bool { return true }
+
 // Close stops following etcd and waits for the source's goroutines; the values stay.
 // It is idempotent.
 func (s *Source) Close() error {
@@ -204,4 +208,5 @@ func (s *Source) watchConnection(ctx context.Context, reconnected chan<- struct{
 var (
 	_ config.Source         = (*Source)(nil)
 	_ config.NameSubscriber = (*Source)(nil)
+	_ config.PropertiesOnly = (*Source)(nil)
 )
