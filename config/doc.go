@@ -10,10 +10,13 @@
 // them from Keys), Source with MemorySource, EnvSource and FileSource (the etcd source
 // is in the module contrib/hystrixetcd), PropertyError and RefusedError.
 //
-// Values set in code, typed or as strings:
+// Values set in code, typed or as strings, and values set at run time in a dynamic
+// source, for one key or at the default level:
 //
 //	config.Set(config.ExecutionTimeout.Of(300*time.Millisecond))  // a typo does not compile
 //	config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300ms"}
+//	config.ExecutionTimeout.SetIn(config.DefaultSource(), "GetUser", 300*time.Millisecond)
+//	config.CircuitBreakerForceOpen.SetDefaultIn(config.DefaultSource(), true)
 //
 // A .properties file (FileSource, ParseProperties) is read as java.util.Properties reads
 // one, escapes included: a key with a colon or a space, like hystrixhttp's default key

@@ -79,6 +79,7 @@ type field[O any] interface {
 // key and the way to reach the key's Property in its owner.
 type desc[O any, T comparable] struct {
 	meta[T]
+	prefix string // hystrix.<scope>.
 	dflt   string // hystrix.<scope>.default.<short>
 	def    *T     // built-in default, shared
 	parse  func(string) (T, error)
@@ -90,7 +91,8 @@ type desc[O any, T comparable] struct {
 func (d *desc[O, T]) shortName() string   { return d.short }
 func (d *desc[O, T]) defaultName() string { return d.dflt }
 func (d *desc[O, T]) setScope(scope string) {
-	d.dflt = "hystrix." + scope + ".default." + d.short
+	d.prefix = "hystrix." + scope + "."
+	d.dflt = d.prefix + "default." + d.short
 }
 
 func (d *desc[O, T]) build(o *O, k *keyState) {
@@ -123,15 +125,21 @@ func (d *desc[O, T]) useDefault(r *resolution[O], i int) { r.cand[i] = d.def }
 func (d *desc[O, T]) revert(r *resolution[O], i int)     { r.cand[i] = d.current(r) }
 
 func (d *desc[O, T]) stage(r *resolution[O], i int, raw string) error {
-	v, err := d.parse(raw)
-	if err == nil && d.valid != nil {
-		err = d.valid(v)
-	}
+	v, err := d.parseValid(raw)
 	if err != nil {
 		return err
 	}
 	r.cand[i] = d.intern(v, d.current(r))
 	return nil
+}
+
+// parseValid parses raw and checks the value against the property's rule.
+func (d *desc[O, T]) parseValid(raw string) (T, error) {
+	v, err := d.parse(raw)
+	if err == nil && d.valid != nil {
+		err = d.valid(v)
+	}
+	return v, err
 }
 
 // changed reports whether the candidate differs from the published value (from the
