@@ -165,8 +165,8 @@ func (m *mapSource) SubscribeNames(onChange func(names []string) error) (cancel 
 
 // change applies edit to the values under the lock and notifies the subscribers (in
 // subscription order) after unlocking, with the names edit returns as changed (sorted
-// and without duplicates here). It returns the *RefusedError of the source's entries the subscribers refuse
-// now, nil if none.
+// and without duplicates here), none if none. It returns the *RefusedError of the
+// source's entries the subscribers refuse now, nil if none.
 func (m *mapSource) change(edit func(values map[string]string) (changed []string)) error {
 	m.mu.Lock()
 	if m.values == nil {
