@@ -10,10 +10,19 @@
 // them from Keys), Source with MemorySource, EnvSource and FileSource (the etcd source
 // is in the module contrib/hystrixetcd), PropertyError and RefusedError.
 //
-// Values set in code, typed or as strings:
+// Values set in code, typed or as strings, and values set at run time in a dynamic
+// source, for one key or at the default level:
 //
 //	config.Set(config.ExecutionTimeout.Of(300*time.Millisecond))  // a typo does not compile
 //	config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300ms"}
+//	config.ExecutionTimeout.SetIn(config.DefaultSource(), "GetUser", 300*time.Millisecond)
+//	config.CircuitBreakerForceOpen.SetDefaultIn(config.DefaultSource(), true)
+//
+// A .properties file (FileSource, ParseProperties) is read as java.util.Properties reads
+// one, escapes included: a key with a colon or a space, like hystrixhttp's default key
+// "GET host:port", is written with \: and "\ " (PropertiesLine writes any entry so):
+//
+//	hystrix.command.GET\ api.example.com\:8080.execution.isolation.thread.timeoutInMilliseconds=300
 //
 // Durations take Hystrix's whole units ("300") or Go syntax ("300ms", "1.5s") in every
 // source. ValidateCommand, ValidateThreadPool and ValidateCollapser check values set in
@@ -34,19 +43,23 @@
 // How a value flows from a source to Property.Get:
 //
 //	MemorySource.Set / FileSource (fsnotify: edit, rename, symlink swap) / etcd watch
-//	      | onChange (synchronous, no source lock held)
+//	      | onChange(names that changed) (synchronous, no source lock held)
 //	      v
-//	Store.refresh (Store lock) -- for every key: for every property:
+//	Store.changed (Store lock) -- for every key the names concern (hystrix.<scope>.<KEY>.X:
+//	      |   that key; hystrix.<scope>.default.X: every key of the scope), every property:
 //	      |   resolve raw by precedence -> parse -> range check -> cross-property checks
 //	      |   bad value: keep previous, PropertyError -> slog.Warn + OnError callbacks
-//	      |   every name of every source: in a property scope but no property? warn once
+//	      |   every changed name meant to be a property but naming none: warn once
 //	      v
 //	Property.v.Store(&newValue)       (only when the value changed)
 //	      v
 //	Property.Get() == *v.Load()       (hot path: one atomic load, no alloc)
 //
-// The refused entries travel back: onChange returns them, and the source's change call
-// (MemorySource.Set, FileSource.Reload) returns those of its own as a *RefusedError.
+// A change thus costs what it touches, not what the Store holds. A source that does not
+// say which names changed (a Source without NameSubscriber) makes the Store re-resolve
+// every key and check every name. The refused entries travel back: onChange returns
+// every entry refused now, and the source's change call (MemorySource.Set,
+// FileSource.Reload) returns those of its own as a *RefusedError.
 //
 // Everything but Get happens off the hot path: building names, looking up sources and
 // parsing run only when a key is created or a source changes. Each Property is updated

@@ -105,7 +105,7 @@ func (s *Store) pairEnvName(k keyed) []*PropertyError {
 		return nil
 	}
 	hs.envTwin = st.key
-	return hs.unreported(s.resolve(h))
+	return s.apply(h)
 }
 
 // unpairEnvName undoes pairEnvName for k, which is being forgotten: a key left alone
@@ -136,7 +136,7 @@ func (s *Store) unpairEnvName(k keyed) []*PropertyError {
 		return nil
 	case 1:
 		others[0].state().envTwin = ""
-		return others[0].state().unreported(s.resolve(others[0]))
+		return s.apply(others[0])
 	}
 	for _, o := range others {
 		if o.state().envTwin == st.key {

@@ -114,3 +114,26 @@ func ExampleStore_AddSource() {
 	// Output:
 	// 2s
 }
+
+// At run time, e.g. from an admin endpoint, a typed key sets a property in a dynamic
+// source, for one key or at the default level of every key. Here the source is a Store's
+// own; the process-wide one is config.DefaultSource().
+func ExampleKey_SetIn() {
+	src := config.NewMemorySource()
+	store := config.NewStore(src)
+	defer store.Close()
+	props, _ := store.Command("GET api.example.com:8080", nil)
+
+	config.ExecutionTimeout.SetIn(src, "GET api.example.com:8080", 300*time.Millisecond)
+	config.CircuitBreakerForceOpen.SetDefaultIn(src, true)
+	fmt.Println(props.ExecutionTimeout.Get(), props.CircuitBreakerForceOpen.Get())
+	fmt.Println(src.Names())
+
+	fmt.Println(config.ExecutionTimeout.SetIn(src, "GET api.example.com:8080", 1500*time.Microsecond))
+	fmt.Println(props.ExecutionTimeout.Get())
+	// Output:
+	// 300ms true
+	// [hystrix.command.GET api.example.com:8080.execution.isolation.thread.timeoutInMilliseconds hystrix.command.default.circuitBreaker.forceOpen]
+	// config: hystrix.command.GET api.example.com:8080.execution.isolation.thread.timeoutInMilliseconds: invalid value "1.5ms": not a whole number of milliseconds
+	// 300ms
+}

@@ -1,100 +1,11 @@
 package config
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 )
-
-// ParseError is a syntax error in a .properties file.
-type ParseError struct {
-	File string // file name as given
-	Line int    // 1-based line of the bad entry
-	Msg  string
-}
-
-// Error returns "config: <file>:<line>: <msg>".
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("config: %s:%d: %s", e.File, e.Line, e.Msg)
-}
-
-// MaxLineLength is the longest line ParseProperties reads, in bytes.
-const MaxLineLength = 64 << 10
-
-// ParseProperties reads Java-style .properties text: one key=value (or key:value) per
-// line, key and value trimmed of white space; lines whose first non-blank character is
-// '#' or '!' are comments; blank lines are skipped; a line ending in an odd number of
-// backslashes continues on the next line (leading white space of the continuation is
-// dropped). A later duplicate key wins. Other backslash escapes are not interpreted. A
-// UTF-8 byte order mark at the start is skipped.
-// A line without '=' or ':', with an empty key or longer than MaxLineLength is a
-// *ParseError naming file and line.
-func ParseProperties(r io.Reader, file string) (map[string]string, error) {
-	values := map[string]string{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, MaxLineLength+len("\n"))
-	lineNo, start := 0, 0
-	var entry strings.Builder
-	for sc.Scan() {
-		lineNo++
-		line := sc.Text()
-		if lineNo == 1 {
-			line = strings.TrimPrefix(line, "\ufeff")
-		}
-		if entry.Len() == 0 {
-			line = strings.TrimLeft(line, " \t\f")
-			if line == "" || line[0] == '#' || line[0] == '!' {
-				continue
-			}
-			start = lineNo
-		} else {
-			line = strings.TrimLeft(line, " \t\f")
-		}
-		if continues(line) {
-			entry.WriteString(line[:len(line)-1])
-			continue
-		}
-		entry.WriteString(line)
-		if err := addEntry(values, entry.String(), file, start); err != nil {
-			return nil, err
-		}
-		entry.Reset()
-	}
-	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return nil, &ParseError{File: file, Line: lineNo + 1,
-			Msg: fmt.Sprintf("line longer than %d bytes", MaxLineLength)}
-	} else if err != nil {
-		return nil, fmt.Errorf("config: reading %s: %w", file, err)
-	}
-	if entry.Len() > 0 {
-		if err := addEntry(values, entry.String(), file, start); err != nil {
-			return nil, err
-		}
-	}
-	return values, nil
-}
-
-// continues reports whether line ends in an odd number of backslashes.
-func continues(line string) bool {
-	n := len(line) - len(strings.TrimRight(line, `\`))
-	return n%2 == 1
-}
-
-func addEntry(values map[string]string, entry, file string, line int) error {
-	i := strings.IndexAny(entry, "=:")
-	if i < 0 {
-		return &ParseError{File: file, Line: line, Msg: fmt.Sprintf("missing '=' in %q", entry)}
-	}
-	key := strings.TrimSpace(entry[:i])
-	if key == "" {
-		return &ParseError{File: file, Line: line, Msg: fmt.Sprintf("empty key in %q", entry)}
-	}
-	values[key] = strings.TrimSpace(entry[i+1:])
-	return nil
-}
 
 // FileSource is a Source backed by a .properties file (see ParseProperties) that
 // follows the file: it watches the file's directory (and, when the path is a symbolic
@@ -103,6 +14,15 @@ func addEntry(values map[string]string, entry, file string, line int) error {
 // edit thus applies within a fraction of a second; a file that cannot be read or parsed
 // changes nothing and is logged (slog.Warn), and entries the Stores refuse are reported
 // by them. Reload re-reads at once. Close stops watching.
+//
+// A file is never applied while it looks half-written (ErrPartialFile, logged like an
+// unparsable file): when its last line has no line break (a writer stopped mid-line:
+// end every file with one), or when it is empty and the source has values (a writer
+// truncates the file before it writes: an emptied file keeps the previous values; to
+// remove every property, leave a comment in the file). A file written elsewhere and
+// renamed over the path, as editors and ConfigMap volumes do, is always whole; a file
+// written in place in several steps is applied as it stands whenever it ends in a line
+// break 100 ms after the last step.
 type FileSource struct {
 	mapSource
 	path  string
@@ -124,17 +44,30 @@ func NewFileSource(path string) (*FileSource, error) {
 	return f, nil
 }
 
-// Reload re-reads the file and notifies subscribers if any value changed. On a read or
-// parse error the previous values stay and the error is returned. Otherwise the error
-// is the *RefusedError of the entries the Stores using the source refuse (nil if none):
-// the other entries apply.
+// ErrPartialFile matches (errors.Is) the error of FileSource.Reload (and
+// NewFileSource) for a file that looks half-written: its last line has no line break,
+// or it is empty while the source has values. The previous values stay.
+var ErrPartialFile = errors.New("config: properties file looks half-written")
+
+// Reload re-reads the file and notifies subscribers. On a read or parse error, or a file
+// that looks half-written (ErrPartialFile), the previous values stay and the error is
+// returned. Otherwise the error is the *RefusedError of the entries the Stores using the
+// source refuse now (nil if none), whether the file changed or not: the other entries
+// apply.
 func (f *FileSource) Reload() error {
-	fh, err := os.Open(f.path)
+	data, err := os.ReadFile(f.path)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	defer fh.Close()
-	values, err := ParseProperties(fh, f.path)
+	switch {
+	case len(data) == 0 && f.size() > 0:
+		return fmt.Errorf("%w: %s is empty, the previous values stay (to remove every property, leave a comment in it)",
+			ErrPartialFile, f.path)
+	case len(data) > 0 && data[len(data)-1] != '\n' && data[len(data)-1] != '\r':
+		return fmt.Errorf("%w: the last line of %s has no line break, the previous values stay until it has one",
+			ErrPartialFile, f.path)
+	}
+	values, err := ParseProperties(bytes.NewReader(data), f.path)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -14,30 +15,34 @@ func FuzzParseProperties(f *testing.F) {
 	for _, seed := range []string{
 		"a=1\n", "\ufeffa = b\n", "# c\n! d\n\n", "k:v\\\n  w\n", "=x\n", "noequals\n",
 		"a=1\r\nb=2\r\n", "x=\\\\\n", "last\\", strings.Repeat("y", 100) + "=z",
+		`GET\ host\:80 = \ v\ `, "u=\\u00e9\\uD83D\\uDE00\r", `\#k=\t\n\\`,
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		values, err := ParseProperties(strings.NewReader(in), "fuzz.properties")
 		if err != nil {
-			if pe, ok := err.(*ParseError); ok && (pe.Line < 1 || pe.Line > strings.Count(in, "\n")+1) {
+			if pe, ok := err.(*ParseError); ok && (pe.Line < 1 || pe.Line > strings.Count(in, "\n")+strings.Count(in, "\r")+1) {
 				t.Fatalf("line %d out of range: %v", pe.Line, err)
 			}
 			return
 		}
-		for k, v := range values {
-			if k == "" || k != strings.TrimSpace(k) || v != strings.TrimSpace(v) {
-				t.Fatalf("untrimmed or empty entry %q=%q", k, v)
-			}
-		}
-		// What parsed writes back as key=value lines that parse the same, unless a
-		// key or value holds what the format gives meaning to.
+		// What parsed writes back, by PropertiesLine, as lines that parse the same,
+		// unless a key or value is not UTF-8.
 		var b strings.Builder
 		for k, v := range values {
-			if strings.ContainsAny(k, "=:\\\r\n\ufeff#!") || strings.ContainsAny(v, "\\\r\n") {
-				return
+			if k == "" {
+				t.Fatalf("an empty key in %q", in)
 			}
-			b.WriteString(k + "=" + v + "\n")
+			line, err := PropertiesLine(k, v)
+			if err != nil {
+				if !errors.Is(err, ErrInexpressible) || utf8.ValidString(k) && utf8.ValidString(v) {
+					t.Fatalf("%q=%q: %v", k, v, err)
+				}
+				delete(values, k)
+				continue
+			}
+			b.WriteString(line + "\n")
 		}
 		again, err := ParseProperties(strings.NewReader(b.String()), "again.properties")
 		if err != nil || len(again) != len(values) {
@@ -97,7 +102,7 @@ func FuzzEnvName(f *testing.F) {
 		if EnvName(env) != env {
 			t.Fatalf("EnvName(%q) = %q is no fixed point", name, env)
 		}
-		hint, unknown := unknownName(name)
+		hint, unknown := unknownName(name, nameRules{env: true})
 		if hint != "" && !unknown {
 			t.Fatalf("a hint %q for the known name %q", hint, name)
 		}
@@ -108,7 +113,7 @@ func FuzzEnvName(f *testing.F) {
 func TestHintsForLongNamesAreCheap(t *testing.T) {
 	name := "hystrix.command." + strings.Repeat("A.", MaxLineLength/2)
 	start := time.Now()
-	_, unknown := unknownName(name)
+	_, unknown := unknownName(name, nameRules{})
 	if !unknown || time.Since(start) > time.Second {
 		t.Fatalf("unknown=%v after %v", unknown, time.Since(start))
 	}

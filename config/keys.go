@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Key is the typed name of one property: O is the properties type of its scope
 // (CommandProperties, ThreadPoolProperties or CollapserProperties) and T the type of its
@@ -38,6 +41,42 @@ func (k Key[O, T]) Name() string { return k.d.short }
 // Of returns the entry that sets the property to v in code. Durations are written in Go
 // syntax ("300ms"), which the string form accepts next to Hystrix's plain numbers.
 func (k Key[O, T]) Of(v T) Entry[O] { return Entry[O]{name: k.d.short, value: fmt.Sprint(v)} }
+
+// SetIn sets the property of key to v in src, a dynamic source (the name is
+// hystrix.<scope>.<key>.<name>): it ranks above the value set in code, as every dynamic
+// value of the key does, and applies to every Store using src when SetIn returns. v is
+// written as Of writes it and checked first: a value the property refuses is a
+// *PropertyError naming it (errors.Is ErrInvalidValue), and src is left as it was. An
+// empty key is ErrEmptyKey, and the key "default" an error too: its name is the default
+// level's (SetDefaultIn sets that). Otherwise the error is MemorySource.Set's: the
+// entries of src that the Stores refuse now, nil if none.
+//
+//	config.ExecutionTimeout.SetIn(config.DefaultSource(), "GetUser", 300*time.Millisecond)
+func (k Key[O, T]) SetIn(src *MemorySource, key string, v T) error {
+	switch key {
+	case "":
+		return ErrEmptyKey
+	case "default":
+		return &PropertyError{Name: k.d.dflt, Value: fmt.Sprint(v), Err: errDefaultKey}
+	}
+	return k.set(src, k.d.prefix+key+"."+k.d.short, v)
+}
+
+// errDefaultKey is SetIn's error for the key "default".
+var errDefaultKey = errors.New(`the key "default" names the default level of every key: use SetDefaultIn`)
+
+// SetDefaultIn sets the default level of the property to v in src
+// (hystrix.<scope>.default.<name>): every key without a value of its own, dynamic or
+// set in code, takes it. Errors as for SetIn.
+func (k Key[O, T]) SetDefaultIn(src *MemorySource, v T) error { return k.set(src, k.d.dflt, v) }
+
+func (k Key[O, T]) set(src *MemorySource, name string, v T) error {
+	raw := fmt.Sprint(v)
+	if _, err := k.d.parseValid(raw); err != nil {
+		return &PropertyError{Name: name, Value: raw, Err: err}
+	}
+	return src.Set(name, raw)
+}
 
 // Entry is one property of scope O set in code; Set gathers entries into Overrides.
 type Entry[O scopeOwner] struct{ name, value string }

@@ -115,3 +115,33 @@ func TestDurationSyntax(t *testing.T) {
 	_, err = minutesCodec.parse("999999999")
 	assert.EqualError(t, err, "too large")
 }
+
+func TestKeySetIn(t *testing.T) {
+	mem, store, _ := newTestStore(t)
+	c, err := store.Command("K", Set(ExecutionTimeout.Of(200*time.Millisecond)))
+	require.NoError(t, err)
+	p, err := store.ThreadPool("P", nil)
+	require.NoError(t, err)
+
+	require.NoError(t, ExecutionTimeout.SetDefaultIn(mem, 400*time.Millisecond))
+	assert.Equal(t, 200*time.Millisecond, c.ExecutionTimeout.Get(), "the value set in code beats the default level")
+	require.NoError(t, ExecutionTimeout.SetIn(mem, "K", 300*time.Millisecond))
+	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get(), "the key's dynamic value beats the value set in code")
+	require.NoError(t, ThreadPoolCoreSize.SetIn(mem, "P", 4))
+	require.NoError(t, ExecutionIsolationStrategy.SetIn(mem, "K", Semaphore))
+	assert.Equal(t, 4, p.CoreSize.Get())
+	assert.Equal(t, Semaphore, c.IsolationStrategy.Get())
+	v, _ := mem.Get("hystrix.threadpool.P.coreSize")
+	assert.Equal(t, "4", v)
+
+	err = CircuitBreakerErrorThresholdPercentage.SetIn(mem, "K", 101)
+	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.EqualError(t, err, `config: hystrix.command.K.circuitBreaker.errorThresholdPercentage: invalid value "101": must be a percentage in 0..100`)
+	_, set := mem.Get("hystrix.command.K.circuitBreaker.errorThresholdPercentage")
+	assert.False(t, set, "a refused value is not set")
+
+	assert.ErrorIs(t, ExecutionTimeout.SetIn(mem, "", time.Second), ErrEmptyKey)
+	err = ExecutionTimeout.SetIn(mem, "default", time.Second)
+	assert.EqualError(t, err, `config: hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds: invalid value "1s": the key "default" names the default level of every key: use SetDefaultIn`)
+	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+}

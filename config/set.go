@@ -21,13 +21,13 @@ import (
 // keyState is the per-key state of one key of one scope, kept inline in its owner.
 // Everything but scope and key changes only under the owning Store's lock.
 type keyState struct {
-	scope    string            // "command", "threadpool" or "collapser"
-	key      string            // the command, thread-pool or collapser key
-	inCode   []inCodeValue     // values set in code, by field index; nil when none
-	reported map[string]string // full name -> bad value already reported; nil when none
-	idx      int               // index in Store.sets; -1 once forgotten
-	envTwin  string            // a held key (or "default") sharing its environment names
-	version  atomic.Uint64     // counts the values published for the key
+	scope   string           // "command", "threadpool" or "collapser"
+	key     string           // the command, thread-pool or collapser key
+	inCode  []inCodeValue    // values set in code, by field index; nil when none
+	errs    []*PropertyError // the bad values of its last resolution; nil when none
+	idx     int              // index in Store.sets; -1 once forgotten
+	envTwin string           // a held key (or "default") sharing its environment names
+	version atomic.Uint64    // counts the values published for the key
 }
 
 // inCodeValue is one value set in code: the raw string of field i.
@@ -81,6 +81,7 @@ type field[O any] interface {
 // key and the way to reach the key's Property in its owner.
 type desc[O any, T comparable] struct {
 	meta[T]
+	prefix string // hystrix.<scope>.
 	dflt   string // hystrix.<scope>.default.<short>
 	def    *T     // built-in default, shared
 	parse  func(string) (T, error)
@@ -92,7 +93,8 @@ type desc[O any, T comparable] struct {
 func (d *desc[O, T]) shortName() string   { return d.short }
 func (d *desc[O, T]) defaultName() string { return d.dflt }
 func (d *desc[O, T]) setScope(scope string) {
-	d.dflt = "hystrix." + scope + ".default." + d.short
+	d.prefix = "hystrix." + scope + "."
+	d.dflt = d.prefix + "default." + d.short
 }
 
 func (d *desc[O, T]) build(o *O, k *keyState) {
@@ -125,15 +127,21 @@ func (d *desc[O, T]) useDefault(r *resolution[O], i int) { r.cand[i] = d.def }
 func (d *desc[O, T]) revert(r *resolution[O], i int)     { r.cand[i] = d.current(r) }
 
 func (d *desc[O, T]) stage(r *resolution[O], i int, raw string) error {
-	v, err := d.parse(raw)
-	if err == nil && d.valid != nil {
-		err = d.valid(v)
-	}
+	v, err := d.parseValid(raw)
 	if err != nil {
 		return err
 	}
 	r.cand[i] = d.intern(v, d.current(r))
 	return nil
+}
+
+// parseValid parses raw and checks the value against the property's rule.
+func (d *desc[O, T]) parseValid(raw string) (T, error) {
+	v, err := d.parse(raw)
+	if err == nil && d.valid != nil {
+		err = d.valid(v)
+	}
+	return v, err
 }
 
 // changed reports whether the candidate differs from the published value (from the
@@ -198,6 +206,7 @@ type names struct {
 	envPrefix string         // EnvName(prefix)
 	shorts    []string       // short names in declaration order
 	envShorts []string       // EnvName of each short name
+	longest   int            // length of the longest short name
 	byName    map[string]int // short name -> field index
 	byEnv     map[string]int // EnvName of the short name -> field index
 }
@@ -212,6 +221,7 @@ func newScope[O any](name, label string, state func(*O) *keyState, fields ...fie
 		sc.envShorts = append(sc.envShorts, EnvName(f.shortName()))
 		sc.byName[f.shortName()] = i
 		sc.byEnv[EnvName(f.shortName())] = i
+		sc.longest = max(sc.longest, len(f.shortName()))
 	}
 	return sc
 }
@@ -342,21 +352,19 @@ func (r *resolution[O]) resolve(i int, lookup func(string) (string, bool)) (raw,
 	return "", "", false, false
 }
 
-// unreported drops errors already reported with the same value and remembers the rest.
+// unreported records errs as the key's bad values and returns those that were not
+// among them before (by name and value): the ones to report.
 func (k *keyState) unreported(errs []*PropertyError) []*PropertyError {
-	if len(errs) == 0 {
-		k.reported = nil
-		return nil
-	}
-	seen := make(map[string]string, len(errs))
 	var out []*PropertyError
 	for _, e := range errs {
-		seen[e.Name] = e.Value
-		if v, ok := k.reported[e.Name]; !ok || v != e.Value {
+		if !slices.ContainsFunc(k.errs, func(o *PropertyError) bool { return o.Name == e.Name && o.Value == e.Value }) {
 			out = append(out, e)
 		}
 	}
-	k.reported = seen
+	if len(errs) == 0 {
+		errs = nil
+	}
+	k.errs = errs
 	return out
 }
 

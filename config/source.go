@@ -79,18 +79,38 @@ func propertyErrors(err error) []*PropertyError {
 	return out
 }
 
+// NameSubscriber is implemented by a Source that tells which names a change concerns;
+// MemorySource, FileSource and the etcd source do. A Store subscribes through it instead
+// of Subscribe: a change then re-resolves only the keys its names concern (every key of
+// a scope for a default name) and checks only its names, so that what it costs follows
+// what it touches, not the number of keys held.
+//
+// SubscribeNames registers onChange like Subscribe; onChange is called with the names
+// whose value was set, changed or deleted, sorted (it must not modify them). It is also
+// called with no names when a caller asks the source for the entries refused now (a
+// Reload of an unchanged file, a Set to the same value), so that the answer includes
+// keys created since the last change.
+type NameSubscriber interface {
+	SubscribeNames(onChange func(names []string) error) (cancel func())
+}
+
+// PropertiesOnly is implemented by a Source whose every name is meant to be a property,
+// such as the keys under an etcd prefix, when OnlyProperties returns true: a Store then
+// refuses each of its names that names no property, not only those that start like one
+// (see Store).
+type PropertiesOnly interface {
+	OnlyProperties() bool
+}
+
 // mapSource is a mutex-guarded map of values with change subscribers; MemorySource,
 // FileSource and the etcd source (through MemorySource) are built on it.
 type mapSource struct {
 	label string // RefusedError.Source
 
-	mu         sync.RWMutex
-	values     map[string]string
-	subs       map[uint64]func() error
-	nextID     uint64
-	seq        uint64 // changes so far
-	refused    error  // the RefusedError of change refusedSeq, or nil
-	refusedSeq uint64
+	mu     sync.RWMutex
+	values map[string]string
+	subs   map[uint64]func(names []string) error
+	nextID uint64
 }
 
 // Get returns the value of name.
@@ -108,12 +128,30 @@ func (m *mapSource) Names() []string {
 	return slices.Sorted(maps.Keys(m.values))
 }
 
-// Subscribe calls onChange after every change; cancel unsubscribes.
+// size returns the number of values.
+func (m *mapSource) size() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.values)
+}
+
+// Subscribe calls onChange after every change that changed a value; cancel unsubscribes.
 func (m *mapSource) Subscribe(onChange func() error) (cancel func()) {
+	return m.SubscribeNames(func(names []string) error {
+		if len(names) == 0 {
+			return nil
+		}
+		return onChange()
+	})
+}
+
+// SubscribeNames calls onChange with the names of every change (see NameSubscriber);
+// cancel unsubscribes.
+func (m *mapSource) SubscribeNames(onChange func(names []string) error) (cancel func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.subs == nil {
-		m.subs = map[uint64]func() error{}
+		m.subs = map[uint64]func([]string) error{}
 	}
 	id := m.nextID
 	m.nextID++
@@ -125,39 +163,31 @@ func (m *mapSource) Subscribe(onChange func() error) (cancel func()) {
 	}
 }
 
-// update applies change to the values under the lock and, if it reports a change,
-// notifies the subscribers (in subscription order) after unlocking. It returns the
-// *RefusedError of the source's entries the subscribers refuse, nil if none; with no
-// change, that of the latest change.
-func (m *mapSource) update(change func(values map[string]string) bool) error {
+// change applies edit to the values under the lock and notifies the subscribers (in
+// subscription order) after unlocking, with the names edit returns as changed (sorted
+// and without duplicates here), none if none. It returns the *RefusedError of the
+// source's entries the subscribers refuse now, nil if none.
+func (m *mapSource) change(edit func(values map[string]string) (changed []string)) error {
 	m.mu.Lock()
 	if m.values == nil {
 		m.values = map[string]string{}
 	}
-	if !change(m.values) {
-		err := m.refused
-		m.mu.Unlock()
-		return err
-	}
-	m.seq++
-	seq := m.seq
+	names := edit(m.values)
+	slices.Sort(names)
+	names = slices.Compact(names)
 	ids := slices.Sorted(maps.Keys(m.subs))
-	subs := make([]func() error, len(ids))
+	subs := make([]func([]string) error, len(ids))
 	for i, id := range ids {
 		subs[i] = m.subs[id]
 	}
 	m.mu.Unlock()
 	var errs []error
 	for _, f := range subs {
-		errs = append(errs, f())
+		errs = append(errs, f(names))
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	err := m.refusedOf(errors.Join(errs...))
-	if seq >= m.refusedSeq {
-		m.refused, m.refusedSeq = err, seq
-	}
-	return err
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.refusedOf(errors.Join(errs...))
 }
 
 // refusedOf picks the entries of this source out of the subscribers' errors (several
@@ -180,9 +210,10 @@ func (m *mapSource) refusedOf(err error) error {
 }
 
 // MemorySource is an in-memory Source for values set at run time (admin endpoints,
-// tests). Set, SetAll and Delete notify subscribers synchronously: when they return,
-// every Store using the source has re-resolved its properties, and their error is the
-// *RefusedError of the source's entries those Stores refuse (nil if none).
+// tests). Set, SetAll, Apply, Replace and Delete notify subscribers synchronously: when
+// they return, every Store using the source has re-resolved the properties the change
+// concerns, and their error is the *RefusedError of the source's entries those Stores
+// refuse now (nil if none), whether the call changed anything or not.
 type MemorySource struct {
 	mapSource
 }
@@ -192,19 +223,31 @@ func NewMemorySource() *MemorySource { return &MemorySource{mapSource{label: "me
 
 // Set sets one value by full Hystrix name.
 func (m *MemorySource) Set(name, value string) error {
-	return m.SetAll(map[string]string{name: value})
+	return m.Apply(map[string]string{name: value}, nil)
 }
 
 // SetAll sets several values with a single notification, so properties that must change
 // together (metrics.rollingStats.timeInMilliseconds and numBuckets) are validated
 // together.
-func (m *MemorySource) SetAll(values map[string]string) error {
-	return m.update(func(cur map[string]string) bool {
-		changed := false
-		for k, v := range values {
+func (m *MemorySource) SetAll(values map[string]string) error { return m.Apply(values, nil) }
+
+// Delete removes a value; the property falls back to the next precedence level.
+func (m *MemorySource) Delete(name string) error { return m.Apply(nil, []string{name}) }
+
+// Apply sets the values of set and then deletes the names of deleted, with a single
+// notification (the etcd source applies a watch response with it).
+func (m *MemorySource) Apply(set map[string]string, deleted []string) error {
+	return m.change(func(cur map[string]string) (changed []string) {
+		for k, v := range set {
 			if old, ok := cur[k]; !ok || old != v {
 				cur[k] = v
-				changed = true
+				changed = append(changed, k)
+			}
+		}
+		for _, k := range deleted {
+			if _, ok := cur[k]; ok {
+				delete(cur, k)
+				changed = append(changed, k)
 			}
 		}
 		return changed
@@ -216,21 +259,19 @@ func (m *MemorySource) SetAll(values map[string]string) error {
 func (m *MemorySource) Replace(values map[string]string) error { return m.replace(values) }
 
 func (m *mapSource) replace(values map[string]string) error {
-	return m.update(func(cur map[string]string) bool {
-		if maps.Equal(cur, values) {
-			return false
+	return m.change(func(cur map[string]string) (changed []string) {
+		for k, old := range cur {
+			if v, ok := values[k]; !ok || v != old {
+				changed = append(changed, k)
+			}
+		}
+		for k := range values {
+			if _, ok := cur[k]; !ok {
+				changed = append(changed, k)
+			}
 		}
 		clear(cur)
 		maps.Copy(cur, values)
-		return true
-	})
-}
-
-// Delete removes a value; the property falls back to the next precedence level.
-func (m *MemorySource) Delete(name string) error {
-	return m.update(func(cur map[string]string) bool {
-		_, ok := cur[name]
-		delete(cur, name)
-		return ok
+		return changed
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"weak"
@@ -26,15 +27,24 @@ type Overrides map[string]string
 // Specificity ranks above source order: a <KEY> value in a later source beats a default
 // value in an earlier one.
 //
-// Whenever a source changes, the Store re-resolves every property of every key it holds
-// and stores the values that changed in their Property. A bad value (unparsable, out of
-// range, breaking a cross-property rule) is ignored: the property keeps its previous
-// value (for a key created just now: the value set in code, else the built-in default),
-// and the *PropertyError is logged with slog.Warn and passed to every OnError callback,
-// once per distinct bad value. A name of a source in a property scope that names no
-// property (hystrix.command.GetUser.execution.timeout.enable) is logged once per name,
-// with the nearest property name. The source's change call (MemorySource.Set,
-// FileSource.Reload) returns both kinds in a *RefusedError.
+// Whenever a source changes, the Store re-resolves the properties of the keys the change
+// concerns and stores the values that changed in their Property: a change of
+// hystrix.<scope>.<KEY>.X concerns that key, one of hystrix.<scope>.default.X every key
+// of the scope (a source that does not say which names changed, see NameSubscriber:
+// every key). A bad value (unparsable, out of range, breaking a cross-property rule) is
+// ignored: the property keeps its previous value (for a key created just now: the value
+// set in code, else the built-in default), and the *PropertyError is logged with
+// slog.Warn and passed to every OnError callback, once per distinct bad value.
+//
+// A name of a source that is meant to be a property but names none is logged once per
+// name with the nearest property name: a misspelt property
+// (hystrix.command.GetUser.execution.timeout.enable), scope or prefix
+// (hystrix.comand.GetUser…, Hystrix.command…, HYSTRIX_THREAD_POOL_…). Meant to be one is
+// every name that starts with "hystrix" in any letter case (or one letter off) and '.'
+// or '_', and in a source whose every name is meant to be a property (PropertiesOnly:
+// the etcd source) every name; the HYSTRIX_COMMAND_… form names a property in the
+// environment only. The source's change call (MemorySource.Set, FileSource.Reload)
+// returns both kinds in a *RefusedError: every entry of the source refused now.
 //
 // Keys are held until forgotten (ForgetCommand, ForgetThreadPool, ForgetCollapser).
 //
@@ -48,11 +58,12 @@ type Store struct {
 	commands   map[string]*CommandProperties
 	pools      map[string]*ThreadPoolProperties
 	collapsers map[string]*CollapserProperties
-	forgotten  []weakKeyed       // forgotten keys, refreshed while still referenced
-	pruneAt    int               // len(forgotten) that triggers dropping the collected ones
-	scratch    []any             // candidate values while resolving one key
-	warned     map[string]string // unknown dynamic names logged so far -> their hint
-	envKeys    map[uint64]keyed  // hash of EnvName(hystrix.<scope>.<KEY>.) -> a held key with it
+	forgotten  []weakKeyed           // forgotten keys, refreshed while still referenced
+	pruneAt    int                   // len(forgotten) that triggers dropping the collected ones
+	scratch    []any                 // candidate values while resolving one key
+	refused    map[refusal]refusedBy // the bad values of the held keys
+	warned     map[string]struct{}   // unknown dynamic names logged so far
+	envKeys    map[uint64]keyed      // hash of EnvName(hystrix.<scope>.<KEY>.) -> a held key with it
 	envSeed    maphash.Seed
 	logger     atomic.Pointer[slog.Logger] // nil: slog.Default()
 
@@ -79,7 +90,20 @@ var ErrEmptyKey = errors.New("config: empty key")
 // source is a Source of a Store with its subscription.
 type source struct {
 	Source
-	cancel func()
+	rules   nameRules
+	cancel  func()
+	unknown map[string]*PropertyError // names of it that name no property; under Store.mu
+}
+
+// subscribe subscribes s to src, through NameSubscriber if src has it.
+func (s *Store) subscribe(src Source) *source {
+	x := &source{Source: src, rules: rulesOf(src)}
+	if n, ok := src.(NameSubscriber); ok {
+		x.cancel = n.SubscribeNames(func(names []string) error { return s.changed(x, names) })
+	} else {
+		x.cancel = src.Subscribe(s.refresh)
+	}
+	return x
 }
 
 // ErrClosed is returned by AddSource on a closed Store.
@@ -94,13 +118,14 @@ func NewStore(sources ...Source) *Store {
 		pools:      map[string]*ThreadPoolProperties{},
 		collapsers: map[string]*CollapserProperties{},
 		onErr:      map[uint64]func(error){},
-		warned:     map[string]string{},
+		refused:    map[refusal]refusedBy{},
+		warned:     map[string]struct{}{},
 		envKeys:    map[uint64]keyed{},
 		envSeed:    maphash.MakeSeed(),
 	}
 	for _, src := range sources {
 		if src != nil {
-			s.sources = append(s.sources, &source{Source: src, cancel: src.Subscribe(s.refresh)})
+			s.sources = append(s.sources, s.subscribe(src))
 		}
 	}
 	_ = s.refresh() // warns about unknown names
@@ -114,7 +139,7 @@ func NewStore(sources ...Source) *Store {
 // src out again and re-resolves; it may be called more than once. On a closed Store
 // AddSource returns ErrClosed.
 func (s *Store) AddSource(src Source) (remove func(), err error) {
-	added := &source{Source: src, cancel: src.Subscribe(s.refresh)}
+	added := s.subscribe(src)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -209,7 +234,7 @@ func getOrCreate[P any, PP interface {
 	PP(p).state().idx = len(s.sets)
 	s.sets = append(s.sets, PP(p))
 	errs := s.pairEnvName(PP(p))
-	errs = append(errs, PP(p).state().unreported(s.resolve(PP(p)))...)
+	errs = append(errs, s.apply(PP(p))...)
 	s.mu.Unlock()
 	s.report(errs)
 	return p, nil
@@ -277,6 +302,7 @@ func forget[P any, PP interface {
 	errs := s.unpairEnvName(PP(p))
 	defer s.report(errs) // after the unlock below
 	defer s.mu.Unlock()
+	s.count(k.errs, -1)
 	s.sets[k.idx] = nil
 	k.idx = -1
 	if s.dead++; s.dead > len(s.sets)/2 {
@@ -327,17 +353,25 @@ func shrink(ws []weakKeyed) []weakKeyed {
 }
 
 // holds reports whether the Store holds a key of k's scope with k's key.
-func (s *Store) holds(k *keyState) bool {
-	var ok bool
-	switch k.scope {
+func (s *Store) holds(k *keyState) bool { return s.held(k.scope, k.key) != nil }
+
+// held returns the held key of scope, nil if none.
+func (s *Store) held(scope, key string) keyed {
+	switch scope {
 	case commandScope.name:
-		_, ok = s.commands[k.key]
+		if p, ok := s.commands[key]; ok {
+			return p
+		}
 	case threadPoolScope.name:
-		_, ok = s.pools[k.key]
+		if p, ok := s.pools[key]; ok {
+			return p
+		}
 	case collapserScope.name:
-		_, ok = s.collapsers[k.key]
+		if p, ok := s.collapsers[key]; ok {
+			return p
+		}
 	}
-	return ok
+	return nil
 }
 
 // Commands returns the properties of every command key created so far, sorted by key.
@@ -413,64 +447,218 @@ func (s *Store) resolve(k keyed) []*PropertyError {
 	return append(errs, s.ambiguous(st)...)
 }
 
-// refresh re-resolves every property after a source change, of the held keys and of
-// the forgotten ones still referenced, and checks the names of the sources. It returns
-// every refused entry (joined *PropertyError), and reports the new ones.
+// apply re-resolves k, records its bad values and returns those to report now. s.mu is
+// held.
+func (s *Store) apply(k keyed) []*PropertyError {
+	st := k.state()
+	held := st.idx >= 0
+	if held {
+		s.count(st.errs, -1)
+	}
+	fresh := st.unreported(s.resolve(k))
+	if held {
+		s.count(st.errs, 1)
+	}
+	return fresh
+}
+
+// refusal is a bad value held keys refuse: the name it came from and the value.
+type refusal struct{ name, value string }
+
+// refusedBy is the error of a refusal and how many held keys refuse it (every key of a
+// scope refuses a bad default value).
+type refusedBy struct {
+	err  *PropertyError
+	keys int
+}
+
+// count adds d to the keys that refuse each of errs. s.mu is held.
+func (s *Store) count(errs []*PropertyError, d int) {
+	for _, e := range errs {
+		r := refusal{e.Name, e.Value}
+		by := s.refused[r]
+		if by.err == nil {
+			by.err = e
+		}
+		if by.keys += d; by.keys == 0 {
+			delete(s.refused, r)
+		} else {
+			s.refused[r] = by
+		}
+	}
+}
+
+// refresh re-resolves every key, the held ones and the forgotten ones still referenced,
+// and checks every name of the sources: after a change of a source that does not say
+// which names changed, or of the sources themselves. It returns every refused entry
+// (joined *PropertyError), and reports the new ones.
 func (s *Store) refresh() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil
 	}
-	var all, fresh []*PropertyError
+	var fresh []*PropertyError
 	for _, k := range s.sets {
 		if k != nil {
-			errs := s.resolve(k)
-			all = append(all, errs...)
-			fresh = append(fresh, k.state().unreported(errs)...)
+			fresh = append(fresh, s.apply(k)...)
 		}
 	}
+	forgotten, unheld := s.refreshForgotten(nil)
+	fresh = append(fresh, forgotten...)
+	for _, src := range s.sources {
+		clear(src.unknown)
+		fresh = append(fresh, s.checkNames(src, src.Names())...)
+	}
+	err := s.refusals(unheld)
+	s.mu.Unlock()
+	s.report(fresh)
+	return err
+}
+
+// changed re-resolves the keys that names of src concern, held and forgotten, and
+// checks those names: after a change of a NameSubscriber. It returns every refused entry
+// (joined *PropertyError), and reports the new ones.
+func (s *Store) changed(src *source, names []string) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	t := touchedBy(names)
+	var fresh []*PropertyError
+	for _, k := range s.touchedKeys(t) {
+		fresh = append(fresh, s.apply(k)...)
+	}
+	forgotten, unheld := s.refreshForgotten(t.has)
+	fresh = append(fresh, forgotten...)
+	fresh = append(fresh, s.checkNames(src, names)...)
+	err := s.refusals(unheld)
+	s.mu.Unlock()
+	s.report(fresh)
+	return err
+}
+
+// touch is what the names of a change concern: keys by scope and key, and the scopes
+// whose default level they name.
+type touch struct {
+	keys   map[scopedKey]bool
+	scopes map[string]bool
+}
+
+type scopedKey struct{ scope, key string }
+
+// touchedBy returns what names concern.
+func touchedBy(names []string) touch {
+	t := touch{keys: map[scopedKey]bool{}, scopes: map[string]bool{}}
+	for _, name := range names {
+		for _, n := range allNames {
+			rest, ok := strings.CutPrefix(name, n.prefix)
+			if !ok {
+				continue
+			}
+			for i := max(1, len(rest)-n.longest-1); i < len(rest); i++ {
+				if rest[i] == '.' && n.has(rest[i+1:]) {
+					if key := rest[:i]; key == "default" {
+						t.scopes[n.name] = true
+					} else {
+						t.keys[scopedKey{n.name, key}] = true
+					}
+				}
+			}
+		}
+	}
+	return t
+}
+
+// has reports whether t concerns the key of k.
+func (t touch) has(k *keyState) bool { return t.scopes[k.scope] || t.keys[scopedKey{k.scope, k.key}] }
+
+// touchedKeys returns the held keys t concerns, in creation order. s.mu is held.
+func (s *Store) touchedKeys(t touch) []keyed {
+	var out []keyed
+	if len(t.scopes) > 0 {
+		for _, k := range s.sets {
+			if k != nil && t.scopes[k.state().scope] {
+				out = append(out, k)
+			}
+		}
+	}
+	for sk := range t.keys {
+		if k := s.held(sk.scope, sk.key); k != nil && !t.scopes[sk.scope] {
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, func(a, b keyed) int { return a.state().idx - b.state().idx })
+	return out
+}
+
+// refreshForgotten re-resolves the forgotten keys still referenced that touched says a
+// change concerns (nil: every one) and drops the collected ones. It returns the new bad
+// values to report and the bad values now of the keys not held again (only those count
+// while the key is not held again: the new properties report the same). s.mu is held.
+func (s *Store) refreshForgotten(touched func(*keyState) bool) (fresh, unheld []*PropertyError) {
 	s.forgotten = shrink(slices.DeleteFunc(s.forgotten, func(w weakKeyed) bool {
 		k := w.value()
 		if k == nil {
 			return true
 		}
-		errs := s.resolve(k)
-		if kerrs := k.state().unreported(errs); !s.holds(k.state()) {
-			all = append(all, errs...)
-			fresh = append(fresh, kerrs...)
+		st := k.state()
+		again := s.holds(st)
+		if touched == nil || touched(st) {
+			if errs := s.apply(k); !again {
+				fresh = append(fresh, errs...)
+			}
+		}
+		if !again {
+			unheld = append(unheld, st.errs...)
 		}
 		return false
 	}))
 	s.pruneAt = 2*len(s.forgotten) + 64
-	unknown, warn := s.unknownNames()
-	s.mu.Unlock()
-	s.report(append(fresh, warn...))
-	return errors.Join(asErrors(append(all, unknown...))...)
+	return fresh, unheld
 }
 
-// unknownNames returns an error for every name of the sources that is in a property
-// scope but names no property, and those of them not reported before. s.mu is held.
-func (s *Store) unknownNames() (all, fresh []*PropertyError) {
-	for _, src := range s.sources {
-		for _, name := range src.Names() {
-			hint, seen := s.warned[name]
-			if !seen {
-				var unknown bool
-				if hint, unknown = unknownName(name); !unknown {
-					continue
-				}
-			}
-			v, _ := src.Get(name)
-			e := &PropertyError{Name: name, Value: v, Err: ErrUnknownProperty, Hint: hint}
-			all = append(all, e)
-			if !seen {
-				s.warned[name] = hint
-				fresh = append(fresh, e)
-			}
+// checkNames checks names of src, those it has, for names that are meant to be a
+// property but name none, keeps src.unknown current, and returns those not logged
+// before. s.mu is held.
+func (s *Store) checkNames(src *source, names []string) (fresh []*PropertyError) {
+	for _, name := range names {
+		v, ok := src.Get(name)
+		hint, unknown := "", false
+		if ok {
+			hint, unknown = unknownName(name, src.rules)
+		}
+		if !unknown {
+			delete(src.unknown, name)
+			continue
+		}
+		e := &PropertyError{Name: name, Value: v, Err: ErrUnknownProperty, Hint: hint}
+		if src.unknown == nil {
+			src.unknown = map[string]*PropertyError{}
+		}
+		src.unknown[name] = e
+		if _, seen := s.warned[name]; !seen {
+			s.warned[name] = struct{}{}
+			fresh = append(fresh, e)
 		}
 	}
-	return all, fresh
+	return fresh
+}
+
+// refusals joins every entry refused now: the bad values of the held keys, unheld (those
+// of forgotten keys) and the unknown names of the sources. s.mu is held.
+func (s *Store) refusals(unheld []*PropertyError) error {
+	all := unheld
+	for _, by := range s.refused {
+		all = append(all, by.err)
+	}
+	for _, src := range s.sources {
+		for _, e := range src.unknown {
+			all = append(all, e)
+		}
+	}
+	return errors.Join(asErrors(all)...)
 }
 
 // report logs each rejected value and passes it to the OnError callbacks.

@@ -67,7 +67,7 @@ func (w *watcher) loop() {
 			var refused *RefusedError
 			if err := w.reload(); err != nil && !errors.As(err, &refused) {
 				// Refused entries are logged by the Stores; this is a file that
-				// could not be read or parsed.
+				// could not be read or parsed, or looks half-written.
 				slog.Warn("config: properties file not reloaded, previous values stay",
 					"file", w.path, "error", err)
 			}

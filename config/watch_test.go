@@ -173,3 +173,59 @@ func TestFileSourceCloseStopsWatching(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "1", v, "values stay")
 }
+
+// TestFileSourceNeverAppliesAHalfWrittenFile: a writer that truncates the file and then
+// pauses, and one that pauses mid-line, each longer than the watcher waits: neither
+// state applies (each is logged); the whole file does.
+func TestFileSourceNeverAppliesAHalfWrittenFile(t *testing.T) {
+	buf := captureSlog(t)
+	path := filepath.Join(t.TempDir(), "hystrix.properties")
+	const threshold = "hystrix.command.W.circuitBreaker.errorThresholdPercentage="
+	writeFile(t, path, threshold+"35\nhystrix.command.W.circuitBreaker.forceOpen=true\n")
+	src, c, log := watchedCommand(t, path)
+	unchanged := func(what string) {
+		t.Helper()
+		assert.Equal(t, 35, c.CircuitBreakerErrorThresholdPercentage.Get(), what)
+		assert.True(t, c.CircuitBreakerForceOpen.Get(), what)
+	}
+	logged := func(msg string) func() bool { return func() bool { return strings.Contains(buf.String(), msg) } }
+
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	require.Eventually(t, logged(path+" is empty, the previous values stay"), applyWithin, time.Millisecond)
+	unchanged("truncated")
+	assert.ErrorIs(t, src.Reload(), ErrPartialFile)
+
+	_, err = f.WriteString(threshold + "4")
+	require.NoError(t, err)
+	require.Eventually(t, logged("the last line of "+path+" has no line break"), applyWithin, time.Millisecond)
+	unchanged("cut mid-line")
+	assert.ErrorIs(t, src.Reload(), ErrPartialFile)
+
+	_, err = f.WriteString("5\nhystrix.command.W.circuitBreaker.forceOpen=true\n")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return c.CircuitBreakerErrorThresholdPercentage.Get() == 45 }, applyWithin, time.Millisecond)
+	assert.True(t, c.CircuitBreakerForceOpen.Get())
+	assert.Empty(t, log.take())
+
+	writeFile(t, path, "# no overrides\n")
+	require.Eventually(t, func() bool { return !c.CircuitBreakerForceOpen.Get() }, applyWithin, time.Millisecond,
+		"a file left with a comment clears every property")
+	assert.Equal(t, 50, c.CircuitBreakerErrorThresholdPercentage.Get())
+}
+
+func TestNewFileSourceRefusesAHalfWrittenFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hystrix.properties")
+	writeFile(t, path, "hystrix.command.W.fallback.enabled=false")
+	_, err := NewFileSource(path)
+	assert.ErrorIs(t, err, ErrPartialFile)
+	assert.EqualError(t, err, "config: properties file looks half-written: the last line of "+path+
+		" has no line break, the previous values stay until it has one")
+
+	writeFile(t, path, "")
+	src, err := NewFileSource(path)
+	require.NoError(t, err, "an empty file drops no values")
+	defer src.Close()
+	assert.Empty(t, src.Names())
+}

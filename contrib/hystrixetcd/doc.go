@@ -8,9 +8,10 @@
 // Data flow:
 //
 //	New: Get(prefix) --> values --> config.MemorySource.Replace --> Stores re-resolve
-//	run: Watch(prefix, from the revision read) --> events --> values --> Replace
+//	run: Watch(prefix, from the revision read) --> a response's events, folded
+//	         --> MemorySource.Apply --> Stores re-resolve the keys those names concern
 //	     watch error, compaction, or the connection back after a loss:
-//	         re-read everything (retrying with backoff), then watch again
+//	         re-read everything (Replace: the names that differ), then watch again
 //
 // While etcd is unreachable the source keeps its last values (and so do the
 // properties); when the connection comes back it reads the whole prefix again, so it
@@ -19,8 +20,11 @@
 // pass grpc.WithConnectParams in clientv3.Config.DialOptions for a shorter maximum
 // delay than gRPC's default of two minutes.
 //
-// Values a Store refuses are logged by the Store (slog) and passed to its OnError
-// callbacks, as for every source.
+// A change costs the Stores what it touches (the keys its names concern), not what they
+// hold, so a burst of puts keeps up. Values a Store refuses are logged by the Store
+// (slog) and passed to its OnError callbacks, as for every source; and since every key
+// under the prefix is meant to be a property, so is each that names none (a misspelt
+// property, scope or prefix, or no Hystrix name at all), with the nearest property name.
 //
 //	src, err := hystrixetcd.New(ctx, client, "/myapp/hystrix/")
 //	if err != nil {

@@ -233,17 +233,25 @@ func TestEtcdRefusedValuesKeepThePreviousOnes(t *testing.T) {
 	require.NoError(t, err)
 	e.etcdctl("put", prefix+"hystrix.command.Bad."+timeoutName, "soon")
 	e.etcdctl("put", prefix+"hystrix.command.Bad.execution.timeout.enable", "false")
+	e.etcdctl("put", prefix+"hystrix.comand.Bad.fallback.enabled", "false")
+	e.etcdctl("put", prefix+"timeout", "300")
 	e.etcdctl("put", prefix+"hystrix.command.Bad.fallback.enabled", "false")
 	require.Eventually(t, func() bool { return !props.FallbackEnabled.Get() }, time.Second, time.Millisecond)
 	assert.Equal(t, time.Second, props.ExecutionTimeout.Get())
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(refused) == 2 }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(refused) == 4 }, time.Second, time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
 	assert.ErrorIs(t, refused[0], config.ErrInvalidValue)
-	assert.ErrorIs(t, refused[1], config.ErrUnknownProperty)
-	var pe *config.PropertyError
-	require.True(t, errors.As(refused[1], &pe))
-	assert.Equal(t, "did you mean hystrix.command.Bad.execution.timeout.enabled?", pe.Hint)
+	for i, hint := range []string{
+		"did you mean hystrix.command.Bad.execution.timeout.enabled?",
+		"did you mean hystrix.command.Bad.fallback.enabled?",
+		"property names start with hystrix.command., hystrix.threadpool. or hystrix.collapser.",
+	} {
+		var pe *config.PropertyError
+		require.True(t, errors.As(refused[i+1], &pe))
+		assert.ErrorIs(t, pe, config.ErrUnknownProperty)
+		assert.Equal(t, hint, pe.Hint)
+	}
 }
 
 // TestEtcdRestoredFromBackup: etcd comes back on its address with other data and a
@@ -266,4 +274,48 @@ func TestEtcdRestoredFromBackup(t *testing.T) {
 	e.start(e.client)
 	e.etcdctl("put", prefix+"hystrix.command.B."+timeoutName, "800")
 	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == 800*time.Millisecond }, 10*time.Second, time.Millisecond)
+}
+
+// TestEtcdBurstKeepsUp: 200 puts in a burst, each for another of the 1,000 keys the Store
+// holds: every value is in force within 100 ms of the last put.
+func TestEtcdBurstKeepsUp(t *testing.T) {
+	const keys, puts = 1000, 200
+	e := newEtcd(t)
+	src := e.newSource()
+	store := config.NewStore(src)
+	defer store.Close()
+	props := make([]*config.CommandProperties, keys)
+	for i := range props {
+		var err error
+		props[i], err = store.Command(fmt.Sprint("K", i), nil)
+		require.NoError(t, err)
+	}
+	c := e.newClient(e.client)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := w; i < puts; i += 8 {
+				_, err := c.Put(ctx, fmt.Sprintf("%shystrix.command.K%d.%s", prefix, i, timeoutName), fmt.Sprint(i+1))
+				assert.NoError(t, err)
+			}
+		})
+	}
+	wg.Wait()
+	last := time.Now()
+	applied := func() bool {
+		for i := range puts {
+			if props[i].ExecutionTimeout.Get() != time.Duration(i+1)*time.Millisecond {
+				return false
+			}
+		}
+		return true
+	}
+	require.Eventually(t, applied, 10*time.Second, time.Millisecond)
+	lag := time.Since(last)
+	t.Logf("every put in force %v after the last one returned", lag)
+	assert.LessOrEqual(t, lag, 100*time.Millisecond)
 }

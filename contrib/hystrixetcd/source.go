@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,7 +23,6 @@ type Source struct {
 	prefix string
 	mem    *config.MemorySource
 
-	values map[string]string // owned by the run goroutine
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -61,6 +62,16 @@ func (s *Source) Subscribe(onChange func() error) (cancel func()) {
 	return s.mem.Subscribe(onChange)
 }
 
+// SubscribeNames calls onChange with the names each change concerns (see
+// config.NameSubscriber): a watch response costs the Stores what its keys touch.
+func (s *Source) SubscribeNames(onChange func(names []string) error) (cancel func()) {
+	return s.mem.SubscribeNames(onChange)
+}
+
+// OnlyProperties returns true: every key under the prefix is meant to be a property, so
+// the Stores refuse (and log) each that names none, with the nearest property name.
+func (s *Source) OnlyProperties() bool { return true }
+
 // Close stops following etcd and waits for the source's goroutines; the values stay.
 // It is idempotent.
 func (s *Source) Close() error {
@@ -78,11 +89,11 @@ func (s *Source) read(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	s.values = make(map[string]string, len(resp.Kvs))
+	values := make(map[string]string, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
-		s.values[strings.TrimPrefix(string(kv.Key), s.prefix)] = string(kv.Value)
+		values[strings.TrimPrefix(string(kv.Key), s.prefix)] = string(kv.Value)
 	}
-	_ = s.mem.Replace(s.values) // the Stores report what they refuse
+	_ = s.mem.Replace(values) // the Stores report what they refuse
 	return resp.Header.Revision, nil
 }
 
@@ -122,17 +133,27 @@ func (s *Source) follow(ctx context.Context, rev int64, reconnected <-chan struc
 			if len(resp.Events) == 0 {
 				continue
 			}
-			for _, ev := range resp.Events {
-				name := strings.TrimPrefix(string(ev.Kv.Key), s.prefix)
-				if ev.Type == clientv3.EventTypeDelete {
-					delete(s.values, name)
-				} else {
-					s.values[name] = string(ev.Kv.Value)
-				}
-			}
-			_ = s.mem.Replace(s.values)
+			_ = s.mem.Apply(changes(resp.Events, s.prefix)) // the Stores report what they refuse
 		}
 	}
+}
+
+// changes folds the events of a watch response, in order, into the names they set (to
+// their last value) and those they delete.
+func changes(events []*clientv3.Event, prefix string) (set map[string]string, deleted []string) {
+	set = map[string]string{}
+	gone := map[string]bool{}
+	for _, ev := range events {
+		name := strings.TrimPrefix(string(ev.Kv.Key), prefix)
+		if ev.Type == clientv3.EventTypeDelete {
+			delete(set, name)
+			gone[name] = true
+		} else {
+			set[name] = string(ev.Kv.Value)
+			delete(gone, name)
+		}
+	}
+	return set, slices.Collect(maps.Keys(gone))
 }
 
 // reread reads until it succeeds (keeping the last values meanwhile) or ctx ends.
@@ -184,4 +205,8 @@ func (s *Source) watchConnection(ctx context.Context, reconnected chan<- struct{
 	}
 }
 
-var _ config.Source = (*Source)(nil)
+var (
+	_ config.Source         = (*Source)(nil)
+	_ config.NameSubscriber = (*Source)(nil)
+	_ config.PropertiesOnly = (*Source)(nil)
+)
