@@ -211,13 +211,29 @@ type canceler execution
 // Cancel implements observable.Canceler.
 func (c *canceler) Cancel() { (*execution)(c).cancel() }
 
-// callerGone reports whether the caller's context has ended.
-func (x *execution) callerGone() bool { return x.parent.Err() != nil }
+// callerGone reports whether the caller gave up on a run that returned err: its context
+// ended, or the run failed once the context's deadline had passed (a client that enforces
+// the deadline itself, as gRPC and net/http's Client.Timeout do, may return before the
+// context reports it; the deadline is read only for a failed run).
+func (x *execution) callerGone(err error) bool {
+	if x.parent.Err() != nil {
+		return true
+	}
+	if err == nil {
+		return false
+	}
+	d, ok := x.parent.Deadline()
+	return ok && !time.Now().Before(d)
+}
 
-// cancelErr is the error a cancelled caller gets.
+// cancelErr is the error a cancelled caller gets: its context's, or DeadlineExceeded for
+// a deadline that passed before the context reported it (callerGone).
 func (x *execution) cancelErr() error {
 	if err := x.parent.Err(); err != nil {
 		return err
+	}
+	if d, ok := x.parent.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
 	}
 	return context.Canceled
 }

@@ -24,7 +24,9 @@ import (
 //   - with a Fallback: what it returns, for every failure.
 //
 // The request's context is the caller's side of the command: its cancellation ends the
-// command (CANCELLED, not counted against the breaker). The base transport gets the
+// command (CANCELLED, not counted against the breaker), and so does the request's Cancel
+// channel (an http.Client.Timeout closes it) or a deadline that passed before the base
+// transport answered. The base transport gets the
 // run's context, which the timeout cancels, so a timed-out request is abandoned on the
 // wire. The timeout covers what RoundTrip waits for: the response headers. The body is
 // read after RoundTrip returned, on the caller's time; the caller closes it, as with any
@@ -77,7 +79,35 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Fallback != nil {
 		cmd.WithFallback(x.fallback)
 	}
-	return x.settle(cmd.Execute(req.Context()))
+	ctx := req.Context()
+	if req.Cancel != nil { //nolint:staticcheck // net/http still closes it for Client.Timeout
+		ctx = cancelChanContext{ctx, req.Cancel} //nolint:staticcheck
+	}
+	return x.settle(cmd.Execute(ctx))
+}
+
+// cancelChanContext is a request's context that also reports the request's Cancel channel:
+// net/http closes it for an http.Client.Timeout as well as ending the context, and the
+// base transport may return on the channel before the context says it ended. The caller
+// gave up either way, so the command is CANCELLED, never a FAILURE. The channel is only
+// polled (Err): the base transport, which gets the request with its Cancel channel, is
+// what returns when it closes.
+type cancelChanContext struct {
+	context.Context
+	cancel <-chan struct{}
+}
+
+// Err returns the context's error, or context.Canceled once the Cancel channel closed.
+func (c cancelChanContext) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	select {
+	case <-c.cancel:
+		return context.Canceled
+	default:
+		return nil
+	}
 }
 
 // exchange is one RoundTrip: what its run and its caller share. Under THREAD isolation
