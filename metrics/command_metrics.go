@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math/bits"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,10 +89,12 @@ func (m *CommandMetrics) MarkStart() { m.s.markStart() }
 // that can be dropped. If res.Executed() the live concurrency drops by one and, when
 // metrics.rollingPercentile.enabled, both latencies (as given: a timed-out execution
 // should carry the time until the timeout fired) join the distributions. Call it once
-// per execution, cache hits and short-circuits included.
+// per execution, cache hits and short-circuits included. While the registry has
+// Completions subscribers it offers them the completion too, without waiting (Feed).
 func (m *CommandMetrics) MarkComplete(res ExecutionResult) {
 	s := m.s
-	st := s.c.pick()
+	i := rand.Uint32() & s.c.mask // the stripe of this call: feeds count misses on theirs
+	st := &s.c.stripes[i]
 	c := res.events
 	for set := c.set &^ (1<<ExceptionThrown | 1<<CommandMaxActive); set != 0; set &= set - 1 {
 		e := EventType(bits.TrailingZeros32(set))
@@ -110,6 +113,9 @@ func (m *CommandMetrics) MarkComplete(res ExecutionResult) {
 		}
 	}
 	s.touch()
+	if l := s.reg.feed.subs.Load(); l != nil {
+		l.completed(s, i, &res)
+	}
 }
 
 // HealthCounts returns the latest health snapshot: the sums over the last

@@ -15,13 +15,16 @@
 //	events: MarkStart / MarkComplete (any goroutine: a few atomic adds, no lock, no allocation)
 //	    |  counts  -> one stripe of the key's monotonic counters, picked at random per call
 //	    |  latency -> a bin of the key's log-linear histograms
+//	    |  feeds   -> a Completion offered to each completion subscription (none: one load)
 //	    v
 //	window(bucket) reduce: at each boundary of a window's width, the roll cuts the closed
 //	    |  bucket = counters now - counters at the last cut (histograms: bins swapped out)
 //	    v
 //	scan(last N): the window's ring takes the newest bucket and drops the oldest
 //	    |  health      -> HealthCounts (atomic pointer) -> OnHealthCounts -> breaker
+//	    |                 -> a HealthSnapshot offered to each health subscription
 //	    |  rollingStats -> rolling and cumulative counts, rolling max concurrency (atomics)
+//	    |                 -> a CountSnapshot offered to each count subscription
 //	    |  percentile  -> immutable view: standard percentiles, exact means (atomic pointer)
 //	    v
 //	readers: HealthCounts, RollingCount, CumulativeCount, ...Percentile: one atomic load
@@ -57,6 +60,39 @@
 // fake clock would have to wait out, and RxGo's time windows skip empty windows (counts
 // would never age out). At ten boundaries a second the cost of either would not matter;
 // their goroutines and non-determinism would.
+//
+// # Feeds
+//
+// The event stream can be observed: Registry.Completions, HealthSnapshots and
+// CountSnapshots return it as hot rxgo.Observables (Feed), for every command key or for
+// one (ForKey), that compose with every RxGo operator. A publisher (MarkComplete, the
+// roll) never waits for a subscriber:
+//
+//	publisher: load the registry's subscriber list (one atomic pointer)
+//	    |  nil: nothing else happens
+//	    |  else, per subscription following the key: a non-blocking send (none while
+//	    |  the buffer is flagged full)
+//	    v
+//	subscription's buffer (bounded, WithFeedBuffer; full: the Feed's Missed + 1)
+//	    |  its producer goroutine (rxgo.Defer): select next <- item, the subscriber's
+//	    |  context, Close; when either ends: unregister, count what the buffer holds
+//	    v
+//	subscriber: Observe, or any RxGo operator on the Feed
+//
+// Every subscription (each Observe, and each of an operator that subscribes twice) has
+// a buffer and a goroutine of its own, registered by its producer and gone when the
+// subscriber's context ends or the registry closes (Close waits for them). A publisher
+// never waits: a full buffer sets a flag, and while it is set a publisher only adds one
+// to the Feed's misses, on the stripe the caller's counters took (striped like a key's
+// counters, so that many cores do not share one line). What the subscribers received
+// plus the Feed's Missed is every item offered to them, exactly: when a subscription
+// ends, what its buffer holds is taken back and counted, and so is what a publisher that
+// still saw it sends afterwards. Items are offered from the moment the producer has
+// registered (RxGo starts it on a goroutine after Observe returns), not before. Health
+// and count snapshots are offered by the roll after it cut the key's windows, so a
+// Feed follows every key, present and future, through evictions. RxGo's own hot sources
+// do not fit: FromEventSource loses events and lets one slow subscriber stall the rest,
+// and Connect has no unsubscribe.
 //
 // # Windows and properties
 //

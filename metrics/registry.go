@@ -41,6 +41,8 @@ type Registry struct {
 	onEvict      map[uint64]func(*CommandMetrics)
 	onPoolEvict  map[uint64]func(*ThreadPoolMetrics)
 	nextListener uint64
+
+	feed feeds // the subscriptions of Completions, HealthSnapshots and CountSnapshots
 }
 
 // group is the set of active keys that have a window of one width: they all close a
@@ -80,9 +82,11 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 func Default() *Registry { return defaultRegistry() }
 
 // Close stops rolling: windows keep their last values, recording still counts into the
-// keys' counters but nothing reaches the windows any more. It waits for a running
-// eviction sweep. Close is idempotent.
+// keys' counters but nothing reaches the windows any more. It ends every subscription to
+// the registry's feeds and waits for them, and for a running eviction sweep. Close is
+// idempotent.
 func (r *Registry) Close() {
+	r.feed.close()
 	r.mu.Lock()
 	r.schedMu.Lock()
 	r.closed.Store(true)

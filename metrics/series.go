@@ -116,6 +116,9 @@ func (s *series) roll(w time.Duration, k int, at int64, scratch *[]bin) {
 	if moved {
 		s.lastEvent.Store(at)
 	}
+	if l := s.reg.feed.subs.Load(); l != nil && s.health != nil {
+		l.rolled(s, w, at)
+	}
 }
 
 // quiet reports whether nothing is in flight, no window holds anything and nothing was
