@@ -41,7 +41,7 @@ func (a *attempt) runOnce() verdict {
 	}
 	a.execLatency = end - a.runStart()
 	v := verdict{kind: cancelled} // the caller left while run ran
-	if err != errUnsubscribed && !x.callerGone() {
+	if err != errUnsubscribed && !x.callerGone(err) {
 		v = a.classified(err)
 	}
 	a.race.recorded()

@@ -18,7 +18,9 @@ import (
 )
 
 // stalling answers every UnaryCall only once the call's context ends.
-type stalling struct{ testpb.UnimplementedTestServiceServer }
+type stalling struct {
+	testpb.UnimplementedTestServiceServer
+}
 
 func (stalling) UnaryCall(ctx context.Context, _ *testpb.SimpleRequest) (*testpb.SimpleResponse, error) {
 	<-ctx.Done()
