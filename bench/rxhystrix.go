@@ -43,7 +43,7 @@ func NewRxhystrix(key string, s Settings) Target {
 			"circuitBreaker.sleepWindowInMilliseconds":            millis(s.SleepWindow),
 			"metrics.rollingStats.timeInMilliseconds":             millis(s.RollingWindow),
 		},
-		ThreadPoolProperties: config.Overrides{"coreSize": limit, "maximumSize": limit},
+		ThreadPoolProperties: config.ThreadPoolOverrides{"coreSize": limit, "maximumSize": limit},
 	}}
 }
 

@@ -23,7 +23,7 @@ func BenchmarkExecute(b *testing.B) {
 			defer rt.Close()
 			var batches atomic.Int64
 			col, err := New(Setter{Runtime: rt, CollapserKey: "Bench", Scope: GlobalScope,
-				Properties: config.Overrides{
+				Properties: config.CollapserOverrides{
 					"maxRequestsInBatch":       fmt.Sprint(size),
 					"timerDelayInMilliseconds": "1",
 				}},

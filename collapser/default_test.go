@@ -24,7 +24,7 @@ func TestDefaultRuntime(t *testing.T) {
 	t.Cleanup(func() { _ = config.DefaultSource().Delete(prop) })
 	rec := &recorder{}
 	col, err := New(Setter{CollapserKey: key, Scope: GlobalScope,
-		Properties: config.Overrides{"timerDelayInMilliseconds": "60000"}}, rec.batch())
+		Properties: config.CollapserOverrides{"timerDelayInMilliseconds": "60000"}}, rec.batch())
 	require.NoError(t, err)
 
 	// a full batch fires at once; the timer (a minute on the system clock) never does

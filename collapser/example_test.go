@@ -23,7 +23,7 @@ func Example() {
 			Runtime:      rt,
 			CollapserKey: "GetUser",
 			Scope:        collapser.GlobalScope,
-			Properties:   config.Overrides{"maxRequestsInBatch": "3", "timerDelayInMilliseconds": "1000"},
+			Properties:   config.CollapserOverrides{"maxRequestsInBatch": "3", "timerDelayInMilliseconds": "1000"},
 		},
 		collapser.Batch[int, string, map[int]string]{
 			Command: func(reqs []*collapser.Request[int, string]) collapser.Command[map[int]string] {

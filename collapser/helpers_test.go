@@ -83,7 +83,7 @@ func newEnv(t *testing.T) *env {
 
 // setter returns a Setter for key with properties given as name, value pairs.
 func (e *env) setter(key string, scope Scope, kv ...string) Setter {
-	props := config.Overrides{}
+	props := config.CollapserOverrides{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		props[kv[i]] = kv[i+1]
 	}

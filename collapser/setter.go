@@ -48,7 +48,7 @@ type Setter struct {
 	// Properties are collapser properties set in code, by Hystrix short name, e.g.
 	// "timerDelayInMilliseconds": "5" or "maxRequestsInBatch": "100". Dynamic
 	// hystrix.collapser.<KEY>.* values beat them.
-	Properties config.Overrides
+	Properties config.CollapserOverrides
 }
 
 // name is how errors name the collapser: "collapser GetUser", or "collapser" without a key.

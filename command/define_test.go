@@ -23,7 +23,7 @@ func TestDefineReportsAnInvalidSetterAndKeepsNothing(t *testing.T) {
 	assert.Nil(t, e.rt.lookup("D"), "an invalid Setter does not define the key")
 
 	_, err = Define[string](Setter{Runtime: e.rt, CommandKey: "D",
-		ThreadPoolProperties: config.Overrides{"coreSize": "-1"}})
+		ThreadPoolProperties: config.ThreadPoolOverrides{"coreSize": "-1"}})
 	assert.ErrorContains(t, err, "coreSize", "thread-pool properties are checked too")
 
 	k, err := Define[string](Setter{Runtime: e.rt, CommandKey: "D", Properties: config.Set(

@@ -114,7 +114,7 @@ func TestStreamContextEndsWithTheSubscription(t *testing.T) {
 
 func TestCancelledFutureKeepsTheTimeout(t *testing.T) {
 	e := newEnv(t)
-	s := e.threadSetter("F", config.Overrides{"coreSize": "5"},
+	s := e.threadSetter("F", config.ThreadPoolOverrides{"coreSize": "5"},
 		"execution.isolation.thread.timeoutInMilliseconds", "300")
 	for range 5 {
 		started := make(chan struct{})

@@ -23,7 +23,7 @@ type keyState struct {
 	err         error   // invalid settings: every execution fails with a BAD_REQUEST_EXCEPTION
 	invalid     *Setter // the Setter that gave err, for a later one to repair the key
 	poolKey     string  // the Setter's ThreadPoolKey (info's may be threadPoolKeyOverride)
-	poolProps   config.Overrides
+	poolProps   config.ThreadPoolOverrides
 	stream      bool
 	reported    atomic.Bool    // err was logged
 	differs     atomic.Bool    // a differing Setter was logged

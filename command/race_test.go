@@ -90,7 +90,7 @@ func TestTimeoutRaceHasExactlyOneWinner(t *testing.T) {
 			e := newEnv(t)
 			s := e.setter("R", "execution.isolation.strategy", iso, "execution.isolation.thread.timeoutInMilliseconds", "100",
 				"circuitBreaker.enabled", "false") // thousands of timeouts must not open it
-			s.ThreadPoolProperties = config.Overrides{"coreSize": "100"} // room for runs ending after the timeout
+			s.ThreadPoolProperties = config.ThreadPoolOverrides{"coreSize": "100"} // room for runs ending after the timeout
 			seen := contest(t, []string{"success", "timeout"}, func(i int) string {
 				cmd, got, err := contested(i, context.Background(), s, func() { e.clk.Advance(100 * time.Millisecond) })
 				require.NoError(t, err)
@@ -167,7 +167,7 @@ func TestTimeoutWhileAThreadCommandStarts(t *testing.T) {
 func TestCallerCancelRaceHasExactlyOneWinner(t *testing.T) {
 	e := newEnv(t)
 	s := e.setter("R", "execution.isolation.strategy", "THREAD")
-	s.ThreadPoolProperties = config.Overrides{"coreSize": "100"} // room for runs ending after their caller left
+	s.ThreadPoolProperties = config.ThreadPoolOverrides{"coreSize": "100"} // room for runs ending after their caller left
 	seen := contest(t, []string{"success", "cancelled"}, func(i int) string {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()

@@ -271,7 +271,7 @@ func sameSetter(a, b *Setter) bool {
 }
 
 // sameOverrides compares two property maps, the same map at the cost of a pointer compare.
-func sameOverrides(a, b config.Overrides) bool {
+func sameOverrides[M ~map[string]string](a, b M) bool {
 	if len(a) != len(b) {
 		return false
 	}

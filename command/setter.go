@@ -23,7 +23,7 @@ type Setter struct {
 	// hystrix.command.<KEY>.* values beat them.
 	Properties config.Overrides
 	// ThreadPoolProperties are thread-pool properties set in code, e.g. "coreSize": "4".
-	ThreadPoolProperties config.Overrides
+	ThreadPoolProperties config.ThreadPoolOverrides
 	// Classifier decides how errors from run count; nil means DefaultClassifier. Like
 	// the properties it is taken from the first Setter of the key.
 	Classifier Classifier

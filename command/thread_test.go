@@ -16,7 +16,7 @@ import (
 
 // threadSetter is a THREAD-isolated setter with a pool of coreSize threads and the given
 // thread-pool properties.
-func (e *env) threadSetter(key string, pool config.Overrides, kv ...string) Setter {
+func (e *env) threadSetter(key string, pool config.ThreadPoolOverrides, kv ...string) Setter {
 	s := e.setter(key, append([]string{"execution.isolation.strategy", "THREAD"}, kv...)...)
 	s.ThreadPoolKey = key + "Pool"
 	s.ThreadPoolProperties = pool
@@ -179,12 +179,12 @@ func TestThreadTimeoutLateResultChangesNothing(t *testing.T) {
 func TestThreadPoolRejection(t *testing.T) {
 	tests := []struct {
 		name string
-		pool config.Overrides
+		pool config.ThreadPoolOverrides
 		fill int // commands that fit (running or queued)
 	}{
-		{"pool full, no queue", config.Overrides{"coreSize": "1"}, 1},
-		{"queue full", config.Overrides{"coreSize": "1", "maxQueueSize": "1", "queueSizeRejectionThreshold": "5"}, 2},
-		{"queueSizeRejectionThreshold", config.Overrides{"coreSize": "1", "maxQueueSize": "5", "queueSizeRejectionThreshold": "2"}, 3},
+		{"pool full, no queue", config.ThreadPoolOverrides{"coreSize": "1"}, 1},
+		{"queue full", config.ThreadPoolOverrides{"coreSize": "1", "maxQueueSize": "1", "queueSizeRejectionThreshold": "5"}, 2},
+		{"queueSizeRejectionThreshold", config.ThreadPoolOverrides{"coreSize": "1", "maxQueueSize": "5", "queueSizeRejectionThreshold": "2"}, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -250,7 +250,7 @@ func TestThreadPoolRejection(t *testing.T) {
 
 func TestQueueWaitCountsTowardTheTimeout(t *testing.T) {
 	e := newEnv(t)
-	s := e.threadSetter("T", config.Overrides{"coreSize": "1", "maxQueueSize": "5"},
+	s := e.threadSetter("T", config.ThreadPoolOverrides{"coreSize": "1", "maxQueueSize": "5"},
 		"execution.isolation.thread.timeoutInMilliseconds", "100")
 	started, release := make(chan struct{}), make(chan struct{})
 	first := New(s, func(context.Context) (string, error) {

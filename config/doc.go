@@ -6,8 +6,9 @@
 // NewStore makes a fresh one), CommandProperties / ThreadPoolProperties /
 // CollapserProperties (one *Property per Hystrix property), Property[T] (Get is one
 // atomic load), Key[O, T] (the typed name of a property: ExecutionTimeout,
-// ThreadPoolCoreSize, ...), Overrides (values set in code, by short name; Set builds
-// them from Keys), Source with MemorySource, EnvSource and FileSource (the etcd source
+// ThreadPoolCoreSize, ...), Values[O] (values set in code for a key of scope O, by short
+// name: Overrides for a command, ThreadPoolOverrides, CollapserOverrides; Set builds them
+// from Keys, and one scope's do not compile where another's go), Source with MemorySource, EnvSource and FileSource (the etcd source
 // is in the module contrib/hystrixetcd), PropertyError and RefusedError.
 //
 // Values set in code, typed or as strings, and values set at run time in a dynamic
@@ -28,7 +29,7 @@
 // source. ValidateCommand, ValidateThreadPool and ValidateCollapser check values set in
 // code where a key is defined: unknown names (with the nearest known one), values that
 // do not parse or are out of range, cross-property rules. Store.Command etc. do the same
-// on every call; only the first call for a key applies its values (Overrides.Diff says
+// on every call; only the first call for a key applies its values (Values.Diff says
 // what a later one would change).
 //
 // Precedence, high to low, e.g. for a command:

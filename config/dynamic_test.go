@@ -214,7 +214,7 @@ func TestCrossCheckAppliesPairTogether(t *testing.T) {
 
 func TestThreadPoolSizes(t *testing.T) {
 	mem, store, log := newTestStore(t)
-	p, err := store.ThreadPool("Sizes", Overrides{"coreSize": "4", "maximumSize": "8"})
+	p, err := store.ThreadPool("Sizes", ThreadPoolOverrides{"coreSize": "4", "maximumSize": "8"})
 	require.NoError(t, err)
 	assert.Equal(t, 4, p.EffectiveMaximumSize(), "maximumSize ignored unless allowed to diverge")
 

@@ -78,15 +78,17 @@ func (k Key[O, T]) set(src *MemorySource, name string, v T) error {
 	return src.Set(name, raw)
 }
 
-// Entry is one property of scope O set in code; Set gathers entries into Overrides.
+// Entry is one property of scope O set in code; Set gathers entries into Values[O].
 type Entry[O scopeOwner] struct{ name, value string }
 
-// Set returns the Overrides that hold entries (a later entry for a property wins). All
-// entries are of one scope: Set(ExecutionTimeout.Of(d), ThreadPoolCoreSize.Of(4)) does
-// not compile. Values are validated where the Overrides are used (Store.Command,
+// Set returns the Values that hold entries (a later entry for a property wins): an
+// Overrides for command Keys, a ThreadPoolOverrides for thread-pool Keys, a
+// CollapserOverrides for collapser Keys. All entries are of one scope:
+// Set(ExecutionTimeout.Of(d), ThreadPoolCoreSize.Of(4)) does not compile, and neither does
+// thread-pool values where command values go. Values are validated where the Overrides are used (Store.Command,
 // ValidateCommand, ...), like the string form.
-func Set[O scopeOwner](entries ...Entry[O]) Overrides {
-	o := make(Overrides, len(entries))
+func Set[O scopeOwner](entries ...Entry[O]) Values[O] {
+	o := make(Values[O], len(entries))
 	for _, e := range entries {
 		o[e.name] = e.value
 	}

@@ -62,9 +62,9 @@ func TestInvalidInCodeOverride(t *testing.T) {
 			case "command":
 				_, err = store.Command("K", tc.in)
 			case "threadpool":
-				_, err = store.ThreadPool("K", tc.in)
+				_, err = store.ThreadPool("K", ThreadPoolOverrides(tc.in))
 			case "collapser":
-				_, err = store.Collapser("K", tc.in)
+				_, err = store.Collapser("K", CollapserOverrides(tc.in))
 			}
 			require.Error(t, err)
 			assert.ErrorIs(t, err, ErrInvalidValue)
@@ -99,10 +99,10 @@ func TestUnknownOverrideName(t *testing.T) {
 	assert.EqualError(t, err,
 		`config: unknown property hystrix.command.Typo.execution.isolation.thread.timeoutInMillis (set in code) (value "500"); did you mean "execution.isolation.thread.timeoutInMilliseconds"?`)
 
-	_, err = store.ThreadPool("Typo", Overrides{"execution.isolation.strategy": "THREAD"})
+	_, err = store.ThreadPool("Typo", ThreadPoolOverrides{"execution.isolation.strategy": "THREAD"})
 	assert.ErrorIs(t, err, ErrUnknownProperty, "a command property is not a thread-pool property")
 	assert.EqualError(t, err, `config: unknown property hystrix.threadpool.Typo.execution.isolation.strategy (set in code) (value "THREAD"); "execution.isolation.strategy" is a command property`)
-	_, err = store.Collapser("Typo", Overrides{"coreSize": "1"})
+	_, err = store.Collapser("Typo", CollapserOverrides{"coreSize": "1"})
 	assert.ErrorIs(t, err, ErrUnknownProperty)
 	assert.ErrorContains(t, err, `"coreSize" is a thread-pool property`)
 	_, err = store.Command("Typo", Overrides{"hystrix.command.Typo.fallback.enabled": "false"})

@@ -260,7 +260,7 @@ func (r *resolution[O]) done() { clear(r.cand) }
 // init validates the values set in code over the built-in defaults and publishes that
 // baseline. Any unknown name, bad value or failed cross-property rule is an error and
 // nothing is published.
-func (sc *scope[O]) init(o *O, inCode Overrides, scratch *[]any) error {
+func (sc *scope[O]) init(o *O, inCode map[string]string, scratch *[]any) error {
 	r := sc.resolution(o, scratch)
 	defer r.done()
 	var errs []error

@@ -12,10 +12,23 @@ import (
 	"weak"
 )
 
-// Overrides are the values set in code for one key, by Hystrix short name, e.g.
-// {"execution.isolation.thread.timeoutInMilliseconds": "500"}. They rank below the
-// key's dynamic value and above the dynamic default. Unknown names are an error.
-type Overrides map[string]string
+// Values are the values set in code for one key of the scope O (CommandProperties,
+// ThreadPoolProperties or CollapserProperties), by Hystrix short name. They rank below
+// the key's dynamic value and above the dynamic default. Unknown names are an error. The
+// scope is part of the type: values of one scope do not compile where another's are
+// expected (config.Set of a thread-pool Key's entries is not a command's Overrides).
+type Values[O scopeOwner] map[string]string
+
+// Overrides are a command key's values set in code, e.g.
+// {"execution.isolation.thread.timeoutInMilliseconds": "500"}.
+type Overrides = Values[CommandProperties]
+
+// ThreadPoolOverrides are a thread-pool key's values set in code, e.g. {"coreSize": "4"}.
+type ThreadPoolOverrides = Values[ThreadPoolProperties]
+
+// CollapserOverrides are a collapser key's values set in code, e.g.
+// {"timerDelayInMilliseconds": "5"}.
+type CollapserOverrides = Values[CollapserProperties]
 
 // Store resolves, caches and updates the properties of every command, thread-pool and
 // collapser key from its Sources.
@@ -186,13 +199,13 @@ func (s *Store) Command(key string, inCode Overrides) (*CommandProperties, error
 
 // ThreadPool returns the properties of a thread-pool key (see Command for caching and
 // errors).
-func (s *Store) ThreadPool(key string, inCode Overrides) (*ThreadPoolProperties, error) {
+func (s *Store) ThreadPool(key string, inCode ThreadPoolOverrides) (*ThreadPoolProperties, error) {
 	return getOrCreate(s, &s.pools, threadPoolScope, key, inCode)
 }
 
 // Collapser returns the properties of a collapser key (see Command for caching and
 // errors).
-func (s *Store) Collapser(key string, inCode Overrides) (*CollapserProperties, error) {
+func (s *Store) Collapser(key string, inCode CollapserOverrides) (*CollapserProperties, error) {
 	return getOrCreate(s, &s.collapsers, collapserScope, key, inCode)
 }
 
@@ -208,7 +221,7 @@ type keyed interface {
 func getOrCreate[P any, PP interface {
 	*P
 	keyed
-}](s *Store, cache *map[string]*P, sc *scope[P], key string, inCode Overrides) (*P, error) {
+}](s *Store, cache *map[string]*P, sc *scope[P], key string, inCode map[string]string) (*P, error) {
 	s.mu.RLock()
 	p, ok := (*cache)[key]
 	same := ok && sc.sameInCode(PP(p).state(), inCode)
@@ -243,7 +256,7 @@ func getOrCreate[P any, PP interface {
 // cached returns the held properties p of key, after validating inCode unless it is the
 // same as the values p was created with: the first creation wins, but a later call with
 // an unknown name or a bad value still gets its error.
-func cached[P any](p *P, same bool, sc *scope[P], key string, inCode Overrides) (*P, error) {
+func cached[P any](p *P, same bool, sc *scope[P], key string, inCode map[string]string) (*P, error) {
 	if !same && len(inCode) > 0 {
 		if err := sc.validate(key, inCode); err != nil {
 			return nil, err

@@ -15,17 +15,17 @@ func ValidateCommand(key string, inCode Overrides) error { return commandScope.v
 
 // ValidateThreadPool checks the values set in code for a thread-pool key (see
 // ValidateCommand).
-func ValidateThreadPool(key string, inCode Overrides) error {
+func ValidateThreadPool(key string, inCode ThreadPoolOverrides) error {
 	return threadPoolScope.validate(key, inCode)
 }
 
 // ValidateCollapser checks the values set in code for a collapser key (see
 // ValidateCommand).
-func ValidateCollapser(key string, inCode Overrides) error {
+func ValidateCollapser(key string, inCode CollapserOverrides) error {
 	return collapserScope.validate(key, inCode)
 }
 
-func (sc *scope[O]) validate(key string, inCode Overrides) error {
+func (sc *scope[O]) validate(key string, inCode map[string]string) error {
 	if key == "" {
 		return ErrEmptyKey
 	}
@@ -36,7 +36,7 @@ func (sc *scope[O]) validate(key string, inCode Overrides) error {
 // sameInCode reports whether inCode, with implied for the names it does not set, holds
 // exactly the values set in code of k (the common case of a key defined again with the
 // same values: nothing to validate, nothing to report).
-func (sc *scope[O]) sameInCode(k *keyState, inCode Overrides, implied ...Entry[CommandProperties]) bool {
+func (sc *scope[O]) sameInCode(k *keyState, inCode map[string]string, implied ...Entry[CommandProperties]) bool {
 	n := len(inCode)
 	for _, e := range implied {
 		if _, set := inCode[e.name]; !set {
@@ -83,12 +83,12 @@ func (c *CommandProperties) InCode() Overrides {
 	return o
 }
 
-// Difference is one property that two Overrides set differently.
+// Difference is one property that two Values set differently.
 type Difference struct {
 	// Name is the Hystrix short name.
 	Name string
 	// First and Second are the values as written, or the built-in default (as Hystrix
-	// prints it) where an Overrides does not set the property.
+	// prints it) where a Values does not set the property.
 	First, Second string
 }
 
@@ -99,7 +99,7 @@ func (d Difference) String() string { return d.Name + ": " + d.First + " -> " + 
 // Values are compared parsed ("300" and "300ms" are the same timeout), and a property
 // that one of them does not set counts with its built-in default; unknown names and
 // values that do not parse are compared as written.
-func (o Overrides) Diff(other Overrides) []Difference {
+func (o Values[O]) Diff(other Values[O]) []Difference {
 	names := slices.Collect(maps.Keys(o))
 	for n := range other {
 		if _, ok := o[n]; !ok {

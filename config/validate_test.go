@@ -36,7 +36,7 @@ func TestValidate(t *testing.T) {
 	assert.EqualError(t, ValidateThreadPool("P", Set(ThreadPoolCoreSize.Of(0))),
 		`config: hystrix.threadpool.P.coreSize (set in code): invalid value "0": effective maximum pool size is 0 (hystrix.threadpool.P.maximumSize=10, hystrix.threadpool.P.allowMaximumSizeToDivergeFromCoreSize=false)`)
 	assert.ErrorIs(t, ValidateCollapser("C", Set(CollapserTimerDelay.Of(0))), ErrInvalidValue)
-	assert.ErrorIs(t, ValidateCollapser("C", Overrides{"timerDelay": "10"}), ErrUnknownProperty)
+	assert.ErrorIs(t, ValidateCollapser("C", CollapserOverrides{"timerDelay": "10"}), ErrUnknownProperty)
 }
 
 func TestValidateHoldsNothing(t *testing.T) {
@@ -65,7 +65,7 @@ func TestCachedKeyStillValidates(t *testing.T) {
 	assert.ErrorContains(t, err, `did you mean "execution.timeout.enabled"?`)
 	_, err = store.ThreadPool("Again", nil)
 	require.NoError(t, err)
-	_, err = store.ThreadPool("Again", Overrides{"coreSize": "-1"})
+	_, err = store.ThreadPool("Again", ThreadPoolOverrides{"coreSize": "-1"})
 	assert.ErrorIs(t, err, ErrInvalidValue)
 }
 

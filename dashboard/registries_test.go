@@ -69,10 +69,10 @@ func publishTraffic(t *testing.T, tr *traffic) {
 	_, err = store.Command("ListUsers", config.Overrides{"execution.isolation.strategy": "SEMAPHORE",
 		"threadPoolKeyOverride": "Special"})
 	require.NoError(t, err)
-	poolOverrides := config.Overrides{"coreSize": "4", "maxQueueSize": "10", "queueSizeRejectionThreshold": "8"}
+	poolOverrides := config.ThreadPoolOverrides{"coreSize": "4", "maxQueueSize": "10", "queueSizeRejectionThreshold": "8"}
 	tp, err := store.ThreadPool("Users", poolOverrides)
 	require.NoError(t, err)
-	colp, err := store.Collapser("UserBatch", config.Overrides{"timerDelayInMilliseconds": "20"})
+	colp, err := store.Collapser("UserBatch", config.CollapserOverrides{"timerDelayInMilliseconds": "20"})
 	require.NoError(t, err)
 
 	cmd, pool := m.CommandFor("GetUser", cp), m.ThreadPoolFor("Users", tp)
@@ -125,7 +125,7 @@ func publishTraffic(t *testing.T, tr *traffic) {
 
 // busyPool runs one task to completion on pool Users and leaves two running until the
 // test ends.
-func busyPool(t *testing.T, pools *isolation.PoolRegistry, overrides config.Overrides) {
+func busyPool(t *testing.T, pools *isolation.PoolRegistry, overrides config.ThreadPoolOverrides) {
 	p, err := pools.Get("Users", overrides)
 	require.NoError(t, err)
 	require.NoError(t, p.Submit(func() {}))

@@ -8,7 +8,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/isolation"
 )
 
-func benchPool(b *testing.B, inCode config.Overrides) *isolation.Pool {
+func benchPool(b *testing.B, inCode config.ThreadPoolOverrides) *isolation.Pool {
 	store := config.NewStore()
 	b.Cleanup(store.Close)
 	r := isolation.NewPoolRegistry(store, clock.System())
@@ -61,7 +61,7 @@ func BenchmarkPoolSubmitRoundTrip(b *testing.B) {
 }
 
 func BenchmarkPoolSubmitRoundTripParallel(b *testing.B) {
-	p := benchPool(b, config.Overrides{"coreSize": "64"})
+	p := benchPool(b, config.ThreadPoolOverrides{"coreSize": "64"})
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		done := make(chan struct{}, 1)
@@ -78,7 +78,7 @@ func BenchmarkPoolSubmitRoundTripParallel(b *testing.B) {
 
 // BenchmarkPoolSubmitRejected measures the rejection path of a saturated pool.
 func BenchmarkPoolSubmitRejected(b *testing.B) {
-	p := benchPool(b, config.Overrides{"coreSize": "1"})
+	p := benchPool(b, config.ThreadPoolOverrides{"coreSize": "1"})
 	started, release := make(chan struct{}), make(chan struct{})
 	if err := p.Submit(func() { close(started); <-release }); err != nil {
 		b.Fatal(err)

@@ -15,7 +15,7 @@ func ExamplePool_Submit() {
 	pools := isolation.NewPoolRegistry(store, clock.System())
 	defer pools.Close()
 
-	pool, err := pools.Get("payments", config.Overrides{"coreSize": "1"})
+	pool, err := pools.Get("payments", config.ThreadPoolOverrides{"coreSize": "1"})
 	if err != nil {
 		panic(err)
 	}

@@ -61,7 +61,7 @@ func Default() *PoolRegistry { return defaultRegistry() }
 // wins). The fast path, a pool that exists, is a lock-free map lookup: no lock, no
 // allocation; making a pool costs the same whatever the number of pools. A config error is
 // returned wrapped; after Close, Get returns ErrClosed.
-func (r *PoolRegistry) Get(key string, inCode config.Overrides) (*Pool, error) {
+func (r *PoolRegistry) Get(key string, inCode config.ThreadPoolOverrides) (*Pool, error) {
 	if r.closed.Load() {
 		return nil, r.errClosed(key)
 	}

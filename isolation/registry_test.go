@@ -48,7 +48,7 @@ func TestPoolRegistryGetOrCreatePerKey(t *testing.T) {
 	require.NoError(t, err)
 	a, err := r.Get("A", nil)
 	require.NoError(t, err)
-	again, err := r.Get("A", config.Overrides{"coreSize": "1"})
+	again, err := r.Get("A", config.ThreadPoolOverrides{"coreSize": "1"})
 	require.NoError(t, err)
 
 	assert.Same(t, a, again, "one pool per key; the first creation wins")
@@ -62,7 +62,7 @@ func TestPoolRegistryGetOrCreatePerKey(t *testing.T) {
 
 func TestPoolRegistryUsesInCodeOverrides(t *testing.T) {
 	r, _ := newRegistry(t)
-	p, err := r.Get("small", config.Overrides{"coreSize": "1"})
+	p, err := r.Get("small", config.ThreadPoolOverrides{"coreSize": "1"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, p.Gauges().CorePoolSize)
 	block(t, p)
@@ -71,7 +71,7 @@ func TestPoolRegistryUsesInCodeOverrides(t *testing.T) {
 
 func TestPoolRegistryRejectsBadConfig(t *testing.T) {
 	r, _ := newRegistry(t)
-	_, err := r.Get("bad", config.Overrides{"noSuchProperty": "1"})
+	_, err := r.Get("bad", config.ThreadPoolOverrides{"noSuchProperty": "1"})
 	require.ErrorIs(t, err, config.ErrUnknownProperty)
 	assert.Contains(t, err.Error(), `"bad"`)
 	assert.Empty(t, r.Pools())

@@ -48,7 +48,7 @@ func newServices(rt *command.Runtime, start time.Time) (*services, error) {
 		command.Setter{
 			Runtime: rt, CommandKey: "CheckInventory", GroupKey: "Inventory",
 			Properties:           config.Overrides{"execution.isolation.strategy": "THREAD"},
-			ThreadPoolProperties: config.Overrides{"coreSize": "20"},
+			ThreadPoolProperties: config.ThreadPoolOverrides{"coreSize": "20"},
 		}, "stock unknown")
 	// Slow: about a quarter of its calls pass the 250 ms timeout.
 	s.recs = s.endpoint(&dependency{name: "recommendations", median: 200 * time.Millisecond, tail: 2 * time.Second,
@@ -58,7 +58,7 @@ func newServices(rt *command.Runtime, start time.Time) (*services, error) {
 			"execution.isolation.strategy":                     "THREAD",
 			"execution.isolation.thread.timeoutInMilliseconds": "250",
 		},
-		ThreadPoolProperties: config.Overrides{
+		ThreadPoolProperties: config.ThreadPoolOverrides{
 			"coreSize": "30", "maxQueueSize": "20", "queueSizeRejectionThreshold": "20",
 		},
 	}, "popular items")

@@ -110,7 +110,7 @@ func newKey(rt *command.Runtime, i int) *key {
 
 // poolProperties gives the pools different shapes: sizes 1 to 8, one with a queue, one
 // whose workers above its core size come and go.
-func poolProperties(p int) config.Overrides {
+func poolProperties(p int) config.ThreadPoolOverrides {
 	switch p {
 	case 0:
 		return config.Set(config.ThreadPoolCoreSize.Of(4), config.ThreadPoolMaximumSize.Of(4),
