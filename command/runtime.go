@@ -41,7 +41,11 @@ type Option func(*Runtime)
 // WithClock sets the clock (default clock.System()); use a clock.Fake in tests.
 func WithClock(c clock.Clock) Option { return func(r *Runtime) { r.clk = c } }
 
-// WithConfig sets the configuration store (default: a fresh config.NewStore()).
+// WithConfig sets the configuration store. By default a runtime has a store of its own
+// (its keys' properties are its own) over the default sources, as config.Default: values
+// set on config.DefaultSource() and HYSTRIX_* environment variables reach every runtime
+// that was not given a store. Give one (config.NewStore(...)) to keep a runtime apart
+// from them, as a test that sets properties should.
 func WithConfig(s *config.Store) Option { return func(r *Runtime) { r.config = s } }
 
 // WithHooks sets the hook registry (default: a fresh hooks.NewRegistry()).
@@ -60,8 +64,10 @@ func WithMetricsOptions(opts ...metrics.Option) Option {
 	return func(r *Runtime) { r.mopts = append(r.mopts, opts...) }
 }
 
-// NewRuntime returns a runtime with fresh registries, except those given as options.
-// Close it when done: it stops the metrics roll and the thread pools it created.
+// NewRuntime returns a runtime with fresh registries, except those given as options; its
+// configuration store reads the default sources unless WithConfig gives another (see
+// WithConfig). Close it when done: it stops the metrics roll and the thread pools it
+// created, and the store it made.
 func NewRuntime(opts ...Option) *Runtime {
 	r := &Runtime{}
 	for _, o := range opts {
@@ -74,9 +80,11 @@ func NewRuntime(opts ...Option) *Runtime {
 		r.logger = slog.Default()
 	}
 	r.base = r.clk.Now()
+	var closeConfig func()
 	if r.config == nil {
-		r.config = config.NewStore()
+		r.config = config.NewStore(config.DefaultSource(), config.NewEnvSource())
 		r.config.SetLogger(r.logger)
+		closeConfig = r.config.Close
 	}
 	if r.hooks == nil {
 		r.hooks = hooks.NewRegistry()
@@ -87,6 +95,9 @@ func NewRuntime(opts ...Option) *Runtime {
 	forget := r.metrics.OnCommandEvicted(r.forget)
 	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)
 	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close}
+	if closeConfig != nil {
+		r.closers = append(r.closers, closeConfig)
+	}
 	return r
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
 )
 
 // DefaultStart is where New starts the kit's clock: a whole second, so that every bucket
@@ -31,6 +32,8 @@ type Kit struct {
 	start time.Time
 	rt    *command.Runtime
 	rec   *Recorder
+	src   *config.MemorySource
+	store *config.Store
 
 	ctx    context.Context // the callers' contexts derive from it; Close cancels it
 	cancel context.CancelFunc
@@ -61,17 +64,22 @@ type wait struct {
 }
 
 // New returns a kit whose Runtime runs on a fake clock started at DefaultStart, with the
-// Recorder installed; opts go to command.NewRuntime before the clock. Close it at the
-// end of the test (defer k.Close(), or t.Cleanup(k.Close)).
+// Recorder installed and a configuration store of its own over Source (so neither
+// config.DefaultSource nor the environment reaches the test); opts go to
+// command.NewRuntime after the store (WithConfig replaces it) and before the clock. Close
+// it at the end of the test (defer k.Close(), or t.Cleanup(k.Close)).
 func New(opts ...command.Option) *Kit { return NewAt(DefaultStart, opts...) }
 
 // NewAt is New with the clock started at start. The phase of start within a second moves
 // where the buckets, which are aligned to the clock, fall in a test's story.
 func NewAt(start time.Time, opts ...command.Option) *Kit {
 	clk := clock.NewFake(start)
-	rt := command.NewRuntime(append(opts, command.WithClock(clk))...)
+	src := config.NewMemorySource()
+	store := config.NewStore(src)
+	opts = append(append([]command.Option{command.WithConfig(store)}, opts...), command.WithClock(clk))
+	rt := command.NewRuntime(opts...)
 	ctx, cancel := context.WithCancel(context.Background())
-	k := &Kit{clk: clk, start: start, rt: rt, ctx: ctx, cancel: cancel,
+	k := &Kit{clk: clk, start: start, rt: rt, src: src, store: store, ctx: ctx, cancel: cancel,
 		changed: make(chan struct{}), callers: map[*caller]struct{}{}, waits: map[*wait]struct{}{}}
 	k.rec = newRecorder(k)
 	return k
@@ -83,6 +91,10 @@ func (k *Kit) Runtime() *command.Runtime { return k.rt }
 // Clock returns the kit's fake clock. Moving it directly skips what Advance does for the
 // callers of Go.
 func (k *Kit) Clock() *clock.Fake { return k.clk }
+
+// Source returns the dynamic source of the kit's own configuration store: values set on
+// it (config.ExecutionTimeout.SetIn(k.Source(), "Key", d)) apply to the Runtime at once.
+func (k *Kit) Source() *config.MemorySource { return k.src }
 
 // Recorder returns what the commands of the Runtime did.
 func (k *Kit) Recorder() *Recorder { return k.rec }
@@ -104,6 +116,7 @@ func (k *Kit) Close() {
 	k.wg.Wait()
 	k.rec.close()
 	k.rt.Close()
+	k.store.Close()
 }
 
 // Go runs call on a goroutine of its own, as one of several callers in flight. call must

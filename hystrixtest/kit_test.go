@@ -265,3 +265,15 @@ func TestCloseEndsTheCallers(t *testing.T) {
 	k.Close()
 	assert.ErrorIs(t, <-got, context.Canceled)
 }
+
+// A kit's Runtime reads its own Source, not the process's default sources.
+func TestKitConfigurationIsItsOwn(t *testing.T) {
+	t.Setenv("HYSTRIX_COMMAND_KITKEY_EXECUTION_ISOLATION_SEMAPHORE_MAXCONCURRENTREQUESTS", "7")
+	k := hystrixtest.New()
+	defer k.Close()
+	require.NoError(t, config.ExecutionTimeout.SetIn(k.Source(), "KitKey", 50*time.Millisecond))
+	p, err := k.Runtime().Config().Command("KitKey", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 50*time.Millisecond, p.ExecutionTimeout.Get(), "the kit's Source applies")
+	assert.Equal(t, 10, p.ExecutionMaxConcurrentRequests.Get(), "the environment does not")
+}
