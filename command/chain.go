@@ -1,25 +1,102 @@
 package command
 
-import "github.com/rxhystrix/rxhystrix/config"
+import (
+	"fmt"
+	"slices"
 
-// stage is one named link of a command key's chain (see "Writing a stage" in doc.go).
-// Stages are values shared by every execution of the key: what an execution owns lives in
-// its execution, what one try owns in its attempt.
-type stage interface {
-	// run is the stage around the rest of the chain: it decides on its own (returning a
-	// verdict without calling next), or calls next.run once (most stages), or more than
-	// once with a fresh attempt each time (a retry, a hedge), and returns the verdict its
-	// outer neighbour sees. Whatever it takes it gives back in a deferred call, so that a
-	// goroutine unwinding through it (runtime.Goexit in user code) gives it back too.
+	"github.com/rxhystrix/rxhystrix/config"
+)
+
+// stage is one named link of a command key's chain (see "Writing a stage" in doc.go): a
+// step or a wrapper. Stages are values shared by every execution of the key: what an
+// execution owns lives in its execution, what one try owns in its attempt.
+type stage any
+
+// step is a stage that acts on the way in and on the way out of the rest of the chain: what
+// most stages do (take a permit, give it back; start a clock, stop it; report a verdict).
+// The chain runs its steps in one loop (link.run), so a step costs no frame of stack while
+// the rest runs.
+type step interface {
+	// enter runs on the way in. ok false means the step decided v on its own: the rest is
+	// skipped and the step's exit is not called (it took nothing that needs giving back).
+	enter(x *execution, a *attempt) (v verdict, ok bool)
+	// exit runs on the way out, innermost step first, with the verdict of the stages
+	// inside; it returns the verdict its outer neighbour sees. When the goroutine unwinds
+	// instead (runtime.Goexit in user code) it runs too, with the verdict aborted, so
+	// whatever enter took is given back.
+	exit(x *execution, a *attempt, v verdict) verdict
+}
+
+// wrapper is a stage that runs the rest of the chain itself: on another goroutine (the
+// goroutine pool), or more than once with a fresh attempt each time (a retry, a hedge). It
+// decides on its own or calls next.run, and gives back what it took in a deferred call.
+type wrapper interface {
 	run(x *execution, a *attempt, next next) verdict
 }
 
 // next is the rest of the chain, from the stage after the one that holds it.
-type next struct{ stages []stage }
+type next = *link
 
-// run runs the rest of the chain for attempt a.
-func (n next) run(x *execution, a *attempt) verdict {
-	return n.stages[0].run(x, a, next{n.stages[1:]})
+// link is one stage of a chain variant and the link of the stage inside it (nil for the
+// innermost).
+type link struct {
+	step step
+	wrap wrapper
+	next *link
+}
+
+// maxSteps bounds the steps one link.run enters, and maxStages the stages of a chain
+// (stagesOf): the layout has fewer.
+const (
+	maxSteps  = 8
+	maxStages = 16
+)
+
+// run runs the rest of the chain from n for attempt a: it enters the steps in turn until
+// one decides or a wrapper runs the rest, then exits the steps it entered, innermost
+// first. If the goroutine unwinds instead (runtime.Goexit in user code), the exits still
+// due run with the verdict aborted.
+func (n *link) run(x *execution, a *attempt) verdict {
+	var d descent
+	defer d.unwind(x, a)
+	v := d.in(n, x, a)
+	for d.k > 0 { // the exits, in this frame: an exit's callees run one frame less deep
+		d.k--
+		v = d.entered[d.k].step.exit(x, a, v)
+	}
+	d.done = true
+	return v
+}
+
+// descent is one link.run: the steps it entered and not yet exited.
+type descent struct {
+	entered [maxSteps]*link
+	k       int
+	done    bool // the exits ran: nothing is left to unwind
+}
+
+// in enters the steps from n until one decides or a wrapper runs the rest, and returns the
+// verdict.
+func (d *descent) in(n *link, x *execution, a *attempt) verdict {
+	for ; n.step != nil; n = n.next {
+		v, ok := n.step.enter(x, a)
+		if !ok {
+			return v
+		}
+		d.entered[d.k] = n
+		d.k++
+	}
+	return n.wrap.run(x, a, n.next)
+}
+
+// unwind runs the exits still due, with the verdict aborted, when the goroutine unwinds
+// through link.run.
+func (d *descent) unwind(x *execution, a *attempt) {
+	v := verdict{kind: aborted}
+	for !d.done && d.k > 0 {
+		d.k--
+		v = d.entered[d.k].step.exit(x, a, v)
+	}
 }
 
 // optional is implemented by a stage that not every key uses: given the key's shape it
@@ -32,6 +109,13 @@ type optional interface {
 // pool, a retry's backoff): a door that must not block (Queue, Observe) runs a chain with
 // such a stage on a goroutine of its own (execution.driveAsync).
 type waiting interface{ waits() }
+
+// situational is implemented by a stage that some executions of a key do not need (the
+// request cache for a command without a cache key, onStart while no hook is set):
+// neededBy reports, once the execution has begun, whether x needs it. A chain keeps its
+// stages in a variant for each combination of them, so an execution pays nothing, not even
+// a frame of stack, for such a stage it does not need.
+type situational interface{ neededBy(x *execution) bool }
 
 // shape is what a key's chain is assembled from: its properties as they are now.
 type shape struct {
@@ -53,32 +137,84 @@ var layout = []stage{
 	run{},
 }
 
-// chain is a command key's stages, outermost first, as assembled from its properties at
-// one version of them (keyState.currentChain).
+// chain is a chain of stages, outermost first, with its variants (see situational).
+// Keys whose properties ask for the same stages share one (Runtime.chainOf).
 type chain struct {
-	stages  []stage
-	version uint64 // config.CommandProperties.Version at assembly
-	waits   bool   // a stage implements waiting
+	situational []situational // the chain's situational stages, outermost first
+	variants    []*link       // the stages, without situational stage i unless bit i is set
+	waits       bool          // a stage implements waiting
 }
 
-// assemble builds the chain of a key of shape k from the layout.
-func assemble(k shape, version uint64) *chain {
-	c := &chain{version: version}
+// stagesOf returns the stages of the layout a key of shape k uses, outermost first.
+func stagesOf(k shape) (stages [maxStages]stage) {
+	n := 0
 	for _, s := range layout {
 		if o, ok := s.(optional); ok {
 			if s, ok = o.forKey(k); !ok {
 				continue
 			}
 		}
-		c.stages = append(c.stages, s)
+		if _, isStep := s.(step); !isStep {
+			if _, isWrapper := s.(wrapper); !isWrapper {
+				panic(fmt.Sprintf("command: %T in the layout is neither a step nor a wrapper", s))
+			}
+		}
+		stages[n] = s
+		n++
+	}
+	return stages
+}
+
+// newChain links stages (outermost first, up to the first nil) into a chain and its
+// variants.
+func newChain(stages [maxStages]stage) *chain {
+	c := &chain{}
+	all := stages[:slices.Index(stages[:], stage(nil))]
+	for _, s := range all {
+		if sit, ok := s.(situational); ok {
+			c.situational = append(c.situational, sit)
+		}
 		_, w := s.(waiting)
 		c.waits = c.waits || w
 	}
+	c.variants = make([]*link, 1<<len(c.situational))
+	for mask := range c.variants {
+		for _, s := range slices.Backward(all) {
+			i := slices.IndexFunc(c.situational, func(sit situational) bool { return any(sit) == s })
+			if i < 0 || mask&(1<<i) != 0 {
+				l := &link{next: c.variants[mask]}
+				l.step, _ = s.(step)
+				l.wrap, _ = s.(wrapper)
+				c.variants[mask] = l
+			}
+		}
+	}
 	return c
+}
+
+// chainOf returns the runtime's chain of stages, made on first use: the keys of a runtime
+// share the few chains their properties ask for, so a key costs no chain of its own.
+func (r *Runtime) chainOf(stages [maxStages]stage) *chain {
+	if c, ok := r.chains.Load(stages); ok {
+		return c.(*chain)
+	}
+	c, _ := r.chains.LoadOrStore(stages, newChain(stages))
+	return c.(*chain)
+}
+
+// stagesFor returns the variant of the chain x needs (its outermost link).
+func (c *chain) stagesFor(x *execution) *link {
+	mask := 0
+	for i, s := range c.situational {
+		if s.neededBy(x) {
+			mask |= 1 << i
+		}
+	}
+	return c.variants[mask]
 }
 
 // drive runs x's chain for its first attempt on the current goroutine and returns the
 // final verdict.
 func (x *execution) drive() verdict {
-	return next{x.chain.stages}.run(x, &x.first)
+	return x.stages.run(x, &x.first)
 }

@@ -24,10 +24,12 @@
 // # The chain
 //
 // Every command key has a chain: its stages, outermost first, assembled from the key's
-// properties (chain.go) and assembled again when one of them changes (a key whose breaker
-// is disabled has no gate, a SEMAPHORE key no pool stage). A stage wraps the rest of the
-// chain: it decides on its own, or runs the rest (next) and works on the verdict it gets
-// back. An execution is one call of the outermost stage:
+// properties (chain.go) and picked again when one of them changes (a key whose breaker
+// is disabled has no gate, a SEMAPHORE key no pool stage); keys that ask for the same
+// stages share one chain. Most stages are steps: they act on the way in (and may decide
+// there, skipping the rest) and on the way out, with the verdict of the stages inside
+// them. A stage that must run the rest of the chain itself (on another goroutine, or more
+// than once) is a wrapper. An execution is one descent through the chain:
 //
 //	front door (Execute, Queue, Observe, ToObservable, Values): single use, request log
 //	  requestCache  a hit replays the original's outcome; a miss runs the rest and is shared
@@ -47,8 +49,12 @@
 // cause); nothing about an outcome is left in a field for another stage to find. What the
 // whole command owns is its execution (execution.go), embedded in the Command; what one
 // try of the stages from the breaker inward owns (its clock, race, run context, events
-// and latency) is an attempt (attempt.go), the first embedded in the execution. The
-// stages are values, so running the chain costs a few calls and nothing per stage.
+// and latency) is an attempt (attempt.go), the first embedded in the execution. The steps
+// run in one loop (link.run), so the stack an execution needs does not grow with the
+// stages: an execution fits the stack a new goroutine starts with (ToObservable's
+// subscription, a caller's own goroutine per call) and pays no stack growth. A stage some
+// executions do not need (the request cache without a cache key, onStart without a hook)
+// is left out of theirs.
 //
 // The chain runs on the caller's goroutine. Under SEMAPHORE isolation it never waits for
 // another goroutine: no goroutine, no channel, no rxgo operator on the path. Under THREAD
@@ -56,8 +62,9 @@
 // the timer at the deadline, or the caller leaving); Execute waits with it, while Queue
 // and Observe run such a chain on a goroutine of their own and return as soon as the pool
 // took the run (driveAsync), so a short circuit or a rejection is known when they return.
-// A runtime.Goexit in user code unwinds through the stages, and each gives back what it
-// took in a deferred call (permits released, metrics and breaker told), so nothing leaks.
+// A runtime.Goexit in user code unwinds through the chain, whose exits still run (with the
+// verdict aborted), so every permit is released and the metrics and breaker are told:
+// nothing leaks.
 //
 // The front doors are views of one execution: Execute drives it and returns; Queue drives
 // it and returns a Future made for it (completed before Queue returns under SEMAPHORE, as
@@ -79,27 +86,33 @@
 // its properties in config, its event types in the event table (metrics/event_type.go),
 // and one line in the layout (chain.go) that puts it in its place. Nothing else changes.
 //
-//   - The stage is a value with a run method (the stage interface). It decides on its
-//     own, or calls next.run(x, a) and works on the verdict it returns. It keeps no
-//     per-execution state of its own: that is in x (the execution) and a (the attempt);
-//     per-key state is reached through x.ks.
+//   - A step has enter, which runs on the way in and returns ok false when it decides on
+//     its own, and exit, which runs on the way out with the verdict of the stages inside
+//     (aborted when the goroutine unwinds) and gives back what enter took. A wrapper has
+//     run(x, a, next): it runs the rest of the chain itself, next.run(x, a), and gives
+//     back what it took in a deferred call. Write a step unless the stage must run the
+//     rest on another goroutine or more than once.
+//   - A stage keeps no per-execution state of its own: that is in x (the execution) and
+//     a (the attempt), each field documented with the stage that writes it; per-key state
+//     is reached through x.ks.
 //   - A stage not every key uses implements forKey(shape), returning false to stay out
 //     of a key's chain: a key pays nothing for a stage it does not use. The shape is the
-//     key's properties as they are: a change assembles the chain again.
+//     key's properties as they are: a change picks the chain again.
 //   - A stage that refuses an attempt declares its refusal (its event and failure type)
 //     and returns a.refuse(&itsRefusal, cause): the fallback recovers it, the breaker
-//     reads its event's health, metrics count it. A stage that lets the attempt through
-//     gives back what it took in a deferred call.
+//     reads its event's health, metrics count it.
 //   - A stage that may wait for another goroutine implements waiting (waits()), and
 //     waits with x.wait, which lets an asynchronous door's caller go first and stops when
 //     the caller leaves.
-//   - A stage that runs the rest of the chain more than once (a retry, a hedge) calls
-//     x.retire(a) for an attempt that will not be the last (it reaches metrics as a
-//     completion of its own) and next.run(x, x.newAttempt()) for the next: each attempt
-//     has its own clock, race, run context, events and latency, and the command's outcome
-//     is decided once, by the stages outside it (stage_test.go has one).
+//   - A wrapper that runs the rest more than once (a retry, a hedge) calls x.retire(a)
+//     for an attempt that will not be the last (it reaches metrics as a completion of its
+//     own) and next.run(x, x.newAttempt()) for the next: each attempt has its own clock,
+//     race, run context, events and latency, and the command's outcome is decided once, by
+//     the stages outside it (stage_test.go has one).
 //   - Inside the timeout stage, a stage that decides without calling the run first wins
 //     the race for the run's side (a.race.runEnded).
+//   - Keep enter and exit small, slow paths in functions of their own: an exit's frame is
+//     on the stack while what it calls runs.
 //
 // # Timeouts and the run context
 //

@@ -26,14 +26,14 @@ type execution struct {
 	ks       *keyState
 	body     body   // the Command or Stream: the user code at both ends of the chain
 	chain    *chain // the key's chain when the execution began
+	stages   *link  // the variant of chain the execution runs (chain.stagesFor)
 	rare     *rare  // what few executions use: nil on the common path
 	parent   context.Context
 	quit     chan struct{} // closed by cancel (Future.Cancel); nil for a door that waits itself
 	detached chan struct{} // closed when an asynchronous door's caller may go (driveAsync)
 
-	// Set by terminal as the chain starts: the plugins the execution calls.
-	hook     hooks.ExecutionHook // nil while the registry holds the no-op hook
-	notifies bool                // the event notifier is not the no-op one
+	hook     hooks.ExecutionHook // nil while the registry holds the no-op hook (open)
+	notifies bool                // the event notifier is not the no-op one (open)
 
 	// Atomics any goroutine may read at any time (accessors, the request log, cancel).
 	door    atomic.Uint32 // doorIdle, then the door that began the execution (single use)
@@ -113,8 +113,9 @@ func (x *execution) claim(door uint32) error {
 }
 
 // begin checks what makes the claimed execution impossible, adds the command to the
-// request log and takes its request-cache slot. It is what every front door does after
-// claim, on the caller's goroutine.
+// request log, takes its request-cache slot, reads the plugins it calls and picks the
+// stages it runs. It is what every front door does after claim, on the caller's
+// goroutine.
 func (x *execution) begin(ctx context.Context) error {
 	if ctx == nil {
 		return x.badRequest(errNilContext)
@@ -129,7 +130,12 @@ func (x *execution) begin(ctx context.Context) error {
 	if rc != nil && x.ks.props.RequestLogEnabled.Get() {
 		rc.Log().Add(x)
 	}
-	return x.takeCacheSlot(rc)
+	if err := x.takeCacheSlot(rc); err != nil {
+		return err
+	}
+	x.open()
+	x.stages = x.chain.stagesFor(x)
+	return nil
 }
 
 // badRequest is the BAD_REQUEST_EXCEPTION of an execution that cannot start.
@@ -287,9 +293,6 @@ func (x *execution) count(e metrics.EventType) int {
 
 // now reads the clock as an offset from the runtime's base time.
 func (x *execution) now() time.Duration { return x.ks.rt.clk.Since(x.ks.rt.base) }
-
-// startTime returns the wall-clock start of the execution.
-func (x *execution) startTime() time.Time { return x.ks.rt.base.Add(x.start) }
 
 // markCollapsed records that this command serves a collapser batch of n requests
 // (COLLAPSED x n). The collapser calls it, through collapsed.Mark, before executing the

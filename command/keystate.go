@@ -34,7 +34,7 @@ type keyState struct {
 	fallbackSem *isolation.Semaphore
 	classify    Classifier
 	deadlines   deadlines
-	chain       atomic.Pointer[chain] // assembled from props (currentChain)
+	chain       atomic.Pointer[keyChain] // the chain of the key's properties (currentChain)
 
 	poolMu sync.Mutex
 	pool   atomic.Pointer[poolBinding]
@@ -114,19 +114,25 @@ func streamOverrides(o config.Overrides) (config.Overrides, error) {
 	return o, nil
 }
 
-// currentChain returns the key's chain, assembled again when a property changed since it
-// was last assembled (one atomic load and a compare when none did).
+// keyChain is the chain of a key's properties at one version of them.
+type keyChain struct {
+	*chain
+	version uint64 // config.CommandProperties.Version the chain was picked at
+}
+
+// currentChain returns the key's chain, picked again when a property changed since it was
+// last picked (one atomic load and a compare when none did).
 func (ks *keyState) currentChain() *chain {
-	version := ks.props.Version()
-	if c := ks.chain.Load(); c != nil && c.version == version {
-		return c
+	version := ks.props.Version() // before the reads: a change during them picks again next time
+	if kc := ks.chain.Load(); kc != nil && kc.version == version {
+		return kc.chain
 	}
 	k := shape{props: ks.props, iso: ks.props.IsolationStrategy.Get()}
 	if ks.stream {
 		k.iso = config.Semaphore
 	}
-	c := assemble(k, version)
-	ks.chain.Store(c)
+	c := ks.rt.chainOf(stagesOf(k))
+	ks.chain.Store(&keyChain{chain: c, version: version})
 	return c
 }
 

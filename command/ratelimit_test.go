@@ -13,9 +13,9 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// tokenBucket is a rate limiter written the way doc.go's "Writing a stage" says, kept in a
-// test to show that a new stage is its own file and one line of layout (withStage here),
-// with no change to any other stage. A shipped limiter would declare its own event type
+// tokenBucket is a rate limiter written the way doc.go's "Writing a stage" says (a step),
+// kept in a test to show that a new stage is its own file and one line of layout
+// (withStage here), with no change to any other stage. A shipped limiter would declare its own event type
 // and failure type and read its rate from the key's properties; this one refuses the way
 // a full semaphore does and limits the keys named in only.
 type tokenBucket struct {
@@ -39,12 +39,14 @@ var errRateLimited = errors.New("rate limited")
 
 func (l tokenBucket) forKey(k shape) (stage, bool) { return l, k.props.Key() == l.only }
 
-func (l tokenBucket) run(x *execution, a *attempt, next next) verdict {
+func (l tokenBucket) enter(x *execution, a *attempt) (verdict, bool) {
 	if !l.b.take(x.now()) {
-		return a.refuse(&rateLimited, errRateLimited)
+		return a.refuse(&rateLimited, errRateLimited), false
 	}
-	return next.run(x, a)
+	return verdict{}, true
 }
+
+func (tokenBucket) exit(_ *execution, _ *attempt, v verdict) verdict { return v }
 
 // take takes a token at now if one is left.
 func (b *bucket) take(now time.Duration) bool {
@@ -95,7 +97,10 @@ func TestANewStageIsOneFileAndOneLine(t *testing.T) {
 		_, err := call("Free")
 		require.NoError(t, err, "a key the stage leaves out is not limited")
 	}
-	assert.NotContains(t, e.key("Free").chain.Load().stages, stage(tokenBucket{}), "and its chain has no such stage")
+	for l := e.key("Free").chain.Load().variants[0]; l != nil; l = l.next {
+		_, limited := l.step.(tokenBucket)
+		assert.False(t, limited, "and its chain has no such stage")
+	}
 	e.assertIdle("Limited")
 }
 

@@ -31,8 +31,9 @@ type Runtime struct {
 	mopts    []metrics.Option
 	closers  []func()
 
-	mu   sync.Mutex // serialises resolving and forgetting keys
-	keys sync.Map   // command key -> *keyState: one lock-free lookup per command
+	mu     sync.Mutex // serialises resolving and forgetting keys
+	keys   sync.Map   // command key -> *keyState: one lock-free lookup per command
+	chains sync.Map   // [maxStages]stage -> *chain: the chains the keys' properties ask for (chainOf)
 }
 
 // Option configures NewRuntime.

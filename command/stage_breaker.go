@@ -16,11 +16,16 @@ func (breakerGate) forKey(k shape) (stage, bool) {
 	return breakerGate{}, k.props.CircuitBreakerEnabled.Get()
 }
 
-func (breakerGate) run(x *execution, a *attempt, next next) (v verdict) {
+func (breakerGate) enter(x *execution, a *attempt) (verdict, bool) {
 	t, ok := x.ks.breaker.Attempt()
 	if !ok {
-		return a.refuse(&shortCircuit, ErrShortCircuited)
+		return a.refuse(&shortCircuit, ErrShortCircuited), false
 	}
-	defer func() { x.ks.breaker.Report(t, v.breakerOutcome()) }()
-	return next.run(x, a)
+	a.ticket = t
+	return verdict{}, true
+}
+
+func (breakerGate) exit(x *execution, a *attempt, v verdict) verdict {
+	x.ks.breaker.Report(a.ticket, v.breakerOutcome())
+	return v
 }

@@ -13,25 +13,36 @@ import (
 // (hits) wait for it and replay its value or error with its events plus
 // RESPONSE_FROM_CACHE, calling only onCacheHit. The slot is taken by the front door
 // (takeCacheSlot), so that of queued duplicates the first queued runs. A key with
-// requestCache.enabled=false has no such stage.
+// requestCache.enabled=false has no such stage, and an execution without a cache slot
+// skips it.
 type requestCache struct{}
 
 func (requestCache) forKey(k shape) (stage, bool) {
 	return requestCache{}, k.props.RequestCacheEnabled.Get()
 }
 
-func (requestCache) run(x *execution, a *attempt, next next) (v verdict) {
+func (requestCache) neededBy(x *execution) bool {
+	return x.rare != nil && (x.rare.owner || x.rare.flight != nil)
+}
+
+func (requestCache) enter(x *execution, _ *attempt) (verdict, bool) {
 	r := x.rare
-	switch {
-	case r == nil || (!r.owner && r.flight == nil): // no cache slot
-		return next.run(x, a)
-	case r.owner:
-		defer func() {
-			r.final = v
-			x.body.settled(x, v) // the hits waiting for this execution replay it now
-		}()
-		return next.run(x, a)
+	if r.owner {
+		return verdict{}, true
 	}
+	return x.hit(), false
+}
+
+func (requestCache) exit(x *execution, _ *attempt, v verdict) verdict {
+	x.rare.final = v
+	x.body.settled(x, v) // the hits waiting for this execution replay it now
+	return v
+}
+
+// hit waits for the original execution a hit replays, and replays it, or ends CANCELLED
+// if the caller leaves first.
+func (x *execution) hit() verdict {
+	r := x.rare
 	if h := x.ks.rt.hooks.ExecutionHook(); !hooks.IsNoop(h) {
 		x.ks.rt.safeHook(func() { h.OnCacheHit(x.parent, x.ks.info) })
 	}
@@ -95,7 +106,7 @@ func (x *execution) hitCancelled() verdict {
 // publishHit publishes a cache hit's completion with the single event e.
 func (x *execution) publishHit(e metrics.EventType, k kind) {
 	total := x.now() - x.start
-	x.ks.metrics.MarkComplete(metrics.ExecutionResult{}.WithEvent(e).WithStartTime(x.startTime()).WithTotalLatency(total))
+	x.ks.metrics.MarkComplete(metrics.ExecutionResult{}.WithEvent(e).WithTotalLatency(total))
 	if k != cancelled {
 		x.total.Store(int64(max(total, 0)) + 1)
 	}

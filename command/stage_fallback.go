@@ -10,8 +10,9 @@ import "github.com/rxhystrix/rxhystrix/metrics"
 // goroutine pass.
 type fallback struct{}
 
-func (fallback) run(x *execution, a *attempt, next next) verdict {
-	v := next.run(x, a)
+func (fallback) enter(*execution, *attempt) (verdict, bool) { return verdict{}, true }
+
+func (fallback) exit(x *execution, _ *attempt, v verdict) verdict {
 	ft := v.fallbackType()
 	switch {
 	case ft != 0:

@@ -118,6 +118,11 @@ func (a *attempt) endThread() {
 	}
 }
 
+// record folds the completion of a command of the pool into the pool's metrics.
+func (t *thread) record(counts metrics.EventCounts, executed bool, latency, total time.Duration) {
+	t.tp.MarkComplete(metrics.NewExecutionResult(counts, executed, true, latency, total))
+}
+
 // runGoingOn reports whether a run on a pool goroutine has started and not returned.
 func (a *attempt) runGoingOn() bool {
 	t := a.thread

@@ -18,7 +18,9 @@ var errGoexit = errors.New("command: run called runtime.Goexit")
 // its error. It never calls next. Under THREAD isolation it runs on a pool goroutine.
 type run struct{}
 
-func (run) run(_ *execution, a *attempt, _ next) verdict { return a.runOnce() }
+func (run) enter(_ *execution, a *attempt) (verdict, bool) { return a.runOnce(), false }
+
+func (run) exit(_ *execution, _ *attempt, v verdict) verdict { return v }
 
 // runOnce calls run and claims the race for the run's side (the clock decides a deadline
 // no timer watched): the outcome is the run's, or a cancel if the caller left while it
@@ -51,29 +53,42 @@ func (a *attempt) runOnce() verdict {
 // callRun calls the execution-start hooks and the user's run. A failing hook or a panic is
 // a run error; a runtime.Goexit is recorded as a failed run on the way down.
 func (a *attempt) callRun() (err error) {
-	x := a.x
-	if h := x.hook; h != nil {
-		ctx := a.ctx()
-		if a.thread != nil {
-			if err := x.ks.rt.hookErr(func() error { return h.OnThreadStart(ctx, x.ks.info) }); err != nil {
-				return err
-			}
-		}
-		if err := x.ks.rt.hookErr(func() error { return h.OnExecutionStart(ctx, x.ks.info) }); err != nil {
+	if a.x.hook != nil {
+		if err := a.startHooks(); err != nil {
 			return err
 		}
 	}
 	returned := false
 	defer func() {
-		if p := recover(); p != nil {
-			err = newPanicError(p)
-		} else if !returned {
-			a.goexited()
+		if !returned {
+			err = a.unwound(recover())
 		}
 	}()
-	err = x.body.call(a)
+	err = a.x.body.call(a)
 	returned = true
 	return err
+}
+
+// startHooks calls onThreadStart (on a pool goroutine) and onExecutionStart; a failing or
+// panicking hook is the run's error.
+func (a *attempt) startHooks() error {
+	x, h, ctx := a.x, a.x.hook, a.ctx()
+	if a.thread != nil {
+		if err := x.ks.rt.hookErr(func() error { return h.OnThreadStart(ctx, x.ks.info) }); err != nil {
+			return err
+		}
+	}
+	return x.ks.rt.hookErr(func() error { return h.OnExecutionStart(ctx, x.ks.info) })
+}
+
+// unwound is the run's error when the user's run did not return: its panic p, or, when p
+// is nil, a runtime.Goexit (recorded as a failed run on the way down).
+func (a *attempt) unwound(p any) error {
+	if p != nil {
+		return newPanicError(p)
+	}
+	a.goexited()
+	return nil
 }
 
 // goexited records a run that called runtime.Goexit: its goroutine unwinds and never

@@ -14,10 +14,14 @@ var semaphoreFull = refusal{event: metrics.SemaphoreRejected, failure: RejectedS
 
 func (semaphore) forKey(k shape) (stage, bool) { return semaphore{}, k.iso == config.Semaphore }
 
-func (semaphore) run(x *execution, a *attempt, next next) verdict {
+func (semaphore) enter(x *execution, a *attempt) (verdict, bool) {
 	if !x.ks.execSem.TryAcquire() {
-		return a.refuse(&semaphoreFull, ErrSemaphoreRejected)
+		return a.refuse(&semaphoreFull, ErrSemaphoreRejected), false
 	}
-	defer x.ks.execSem.Release()
-	return next.run(x, a)
+	return verdict{}, true
+}
+
+func (semaphore) exit(x *execution, _ *attempt, v verdict) verdict {
+	x.ks.execSem.Release()
+	return v
 }

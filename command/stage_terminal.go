@@ -15,14 +15,20 @@ import (
 // are released by the stages that took them, inside it.
 type terminal struct{}
 
-func (terminal) run(x *execution, a *attempt, next next) (v verdict) {
-	x.open()
-	defer func() { v = x.terminate(v) }()
-	return next.run(x, a)
+func (terminal) enter(*execution, *attempt) (verdict, bool) { return verdict{}, true }
+
+func (terminal) exit(x *execution, _ *attempt, v verdict) verdict {
+	v = x.conclude(v)
+	x.publish(v.kind)
+	if x.hook != nil {
+		x.endHooks(v.kind)
+	}
+	return v
 }
 
-// terminate ends the execution with final verdict v and returns the verdict the door sees.
-func (x *execution) terminate(v verdict) verdict {
+// conclude returns the verdict the door sees for final verdict v, and keeps the caller's
+// error for the accessors.
+func (x *execution) conclude(v verdict) verdict {
 	switch v.kind {
 	case cancelled:
 		x.addEvent(metrics.Cancelled)
@@ -34,12 +40,14 @@ func (x *execution) terminate(v verdict) verdict {
 		v.cause = &Error{Type: CommandException, CommandKey: x.ks.info.CommandKey, Cause: errGoexit}
 	}
 	x.err = v.cause
-	x.publish(v.kind)
+	return v
+}
+
+// endHooks calls onSuccess, onError or onUnsubscribe (then onThreadComplete) for the
+// final verdict of kind k.
+func (x *execution) endHooks(k kind) {
 	h := x.hook
-	if h == nil {
-		return v
-	}
-	switch v.kind {
+	switch k {
 	case succeeded, fellBack:
 		x.ks.rt.safeHook(func() { h.OnSuccess(x.parent, x.ks.info) })
 	case cancelled:
@@ -48,7 +56,6 @@ func (x *execution) terminate(v verdict) verdict {
 	default:
 		x.ks.rt.safeHook(func() { h.OnError(x.parent, x.ks.info, x.err) })
 	}
-	return v
 }
 
 // publish records the execution in metrics and tells the event notifier.
@@ -67,13 +74,20 @@ func (x *execution) publish(k kind) {
 		x.total.Store(int64(max(total, 0)) + 1)
 	}
 	if executed && x.notifies {
-		if n := x.ks.rt.hooks.EventNotifier(); !hooks.IsNoopNotifier(n) {
-			events := x.ExecutionEvents()
-			x.ks.rt.safeHook(func() {
-				n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.ks.props.IsolationStrategy.Get(), a.runLatency(), events)
-			})
-		}
+		x.markExecution(a)
 	}
+}
+
+// markExecution calls the event notifier's MarkCommandExecution, unless it is the no-op one.
+func (x *execution) markExecution(a *attempt) {
+	n := x.ks.rt.hooks.EventNotifier()
+	if hooks.IsNoopNotifier(n) {
+		return
+	}
+	events := x.ExecutionEvents()
+	x.ks.rt.safeHook(func() {
+		n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.ks.props.IsolationStrategy.Get(), a.runLatency(), events)
+	})
 }
 
 // retire publishes an attempt that is not the last one (a stage runs the rest of the chain
@@ -88,33 +102,37 @@ func (x *execution) retire(a *attempt) {
 // pool's) and reports whether a's run started.
 func (x *execution) record(a *attempt, events uint32, total time.Duration) (executed bool) {
 	executed = a.ran()
-	var collapsed int
-	if x.rare != nil {
-		collapsed = x.rare.collapsed
-	}
 	var latency time.Duration
 	if executed {
 		latency = a.runLatency()
 	}
-	counts := metrics.NewEventCounts(events, int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
-	res := metrics.NewExecutionResult(counts, executed, a.thread != nil, latency, total)
-	x.ks.metrics.MarkComplete(res)
-	if a.thread != nil {
-		a.thread.tp.MarkComplete(res)
+	counts := x.counts(events)
+	if t := a.thread; t != nil {
+		t.record(counts, executed, latency, total)
 	}
+	x.ks.metrics.MarkComplete(metrics.NewExecutionResult(counts, executed, a.thread != nil, latency, total))
 	return executed
+}
+
+// counts returns events with the counts of the events that repeat.
+func (x *execution) counts(events uint32) metrics.EventCounts {
+	var collapsed int
+	if x.rare != nil {
+		collapsed = x.rare.collapsed
+	}
+	return metrics.NewEventCounts(events, int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
 }
 
 // onStart calls the onStart hook with the caller's context; the context it returns is the
 // execution's from then on. A failing hook fails the command fast: no fallback and no
-// effect on health, but a BAD_REQUEST in metrics so that it shows on the dashboard.
+// effect on health, but a BAD_REQUEST in metrics so that it shows on the dashboard. An
+// execution that begins while no hook is set does without it.
 type onStart struct{}
 
-func (onStart) run(x *execution, a *attempt, next next) verdict {
+func (onStart) neededBy(x *execution) bool { return x.hook != nil }
+
+func (onStart) enter(x *execution, _ *attempt) (verdict, bool) {
 	h := x.hook
-	if h == nil {
-		return next.run(x, a)
-	}
 	err := x.ks.rt.hookErr(func() error {
 		ctx, err := h.OnStart(x.parent, x.ks.info)
 		if err == nil && ctx != nil {
@@ -124,7 +142,9 @@ func (onStart) run(x *execution, a *attempt, next next) verdict {
 	})
 	if err != nil {
 		x.addEvent(metrics.BadRequest)
-		return verdict{kind: errored, cause: &Error{Type: CommandException, CommandKey: x.ks.info.CommandKey, Cause: err}}
+		return verdict{kind: errored, cause: &Error{Type: CommandException, CommandKey: x.ks.info.CommandKey, Cause: err}}, false
 	}
-	return next.run(x, a)
+	return verdict{}, true
 }
+
+func (onStart) exit(_ *execution, _ *attempt, v verdict) verdict { return v }

@@ -22,32 +22,46 @@ func (timeout) forKey(k shape) (stage, bool) {
 	return timeout{waited: k.iso == config.Thread}, true
 }
 
-func (t timeout) run(x *execution, a *attempt, next next) verdict {
+func (t timeout) enter(_ *execution, a *attempt) (verdict, bool) {
+	a.startClock(t.waited)
+	return verdict{}, true
+}
+
+func (timeout) exit(_ *execution, a *attempt, v verdict) verdict {
+	a.stopClock()
+	if v.kind == timedOut {
+		a.addEvent(metrics.Timeout)
+		v.cause = ErrTimeout
+	}
+	return v
+}
+
+// startClock starts the attempt's clock (and the command's, with its first timed attempt)
+// and its deadline, and opens its race.
+func (a *attempt) startClock(waited bool) {
+	x := a.x
 	a.start = x.now()
-	if !x.timed { // the command's clock starts with its first timed attempt
+	if !x.timed {
 		x.start, x.timed = a.start, true
 	}
 	p := x.ks.props
 	if p.ExecutionTimeoutEnabled.Get() {
 		a.timeout = p.ExecutionTimeout.Get()
 		a.rc.interrupt = p.InterruptOnTimeout.Get() || x.body.streams()
-		a.rc.lazy = !t.waited
+		a.rc.lazy = !waited
 	}
-	a.race.open(t.waited)
-	if t.waited && a.timeout > 0 {
+	a.race.open(waited)
+	if waited && a.timeout > 0 {
 		x.ks.deadlines.add(a, a.start+a.timeout)
 	}
-	defer func() {
-		if !a.runGoingOn() { // a run abandoned on a pool goroutine stays bounded by its deadline
-			x.ks.deadlines.remove(a)
-		}
-	}()
-	v := next.run(x, a)
-	if v.kind == timedOut {
-		a.addEvent(metrics.Timeout)
-		v.cause = ErrTimeout
+}
+
+// stopClock takes the attempt out of the key's deadlines, unless its run goes on on a pool
+// goroutine: an abandoned run stays bounded by its deadline.
+func (a *attempt) stopClock() {
+	if !a.runGoingOn() {
+		a.x.ks.deadlines.remove(a)
 	}
-	return v
 }
 
 // overdue reports whether the attempt's timeout has passed at now (an offset from the base).

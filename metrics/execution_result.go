@@ -2,10 +2,11 @@ package metrics
 
 import "time"
 
-// ExecutionResult is the immutable record of one command execution (Hystrix's ExecutionResult): its
-// events (with counts for EMIT, FALLBACK_EMIT and COLLAPSED), start time, execution
-// latency (run only) and total latency, the error run failed with, the error the caller
-// got, and whether run executed and whether on a pool goroutine.
+// ExecutionResult is the immutable record of one command execution that metrics read
+// (Hystrix's ExecutionResult, less what only the command's own accessors need): its events
+// (with counts for EMIT, FALLBACK_EMIT and COLLAPSED), execution latency (run only) and
+// total latency, and whether run executed and whether on a pool goroutine. It is small
+// enough to pass in registers, so recording a completion costs the caller no stack for it.
 //
 // It is a value: the With methods return a changed copy and never allocate. The zero
 // value is an empty result. EXCEPTION_THROWN is not stored: metrics derive it from the
@@ -14,11 +15,8 @@ type ExecutionResult struct {
 	events           EventCounts
 	executed         bool
 	executedInThread bool
-	startTime        time.Time
 	executionLatency time.Duration
 	totalLatency     time.Duration
-	failedErr        error
-	executionErr     error
 }
 
 // NewExecutionResult returns in one step the record metrics read of an execution: its
@@ -52,12 +50,6 @@ func (r ExecutionResult) WithEventCounts(c EventCounts) ExecutionResult {
 	return r
 }
 
-// WithStartTime returns r with the time the command was invoked.
-func (r ExecutionResult) WithStartTime(t time.Time) ExecutionResult {
-	r.startTime = t
-	return r
-}
-
 // WithExecutionLatency returns r with the duration of run (or construct) alone.
 func (r ExecutionResult) WithExecutionLatency(d time.Duration) ExecutionResult {
 	r.executionLatency = d
@@ -68,18 +60,6 @@ func (r ExecutionResult) WithExecutionLatency(d time.Duration) ExecutionResult {
 // the caller saw it (fallback included).
 func (r ExecutionResult) WithTotalLatency(d time.Duration) ExecutionResult {
 	r.totalLatency = d
-	return r
-}
-
-// WithFailedExecutionError returns r with the error run failed with.
-func (r ExecutionResult) WithFailedExecutionError(err error) ExecutionResult {
-	r.failedErr = err
-	return r
-}
-
-// WithExecutionError returns r with the error the caller got.
-func (r ExecutionResult) WithExecutionError(err error) ExecutionResult {
-	r.executionErr = err
 	return r
 }
 
@@ -101,20 +81,11 @@ func (r ExecutionResult) OrderedEvents() []EventType { return r.events.Events() 
 // Contains reports whether the result holds an event of type e.
 func (r ExecutionResult) Contains(e EventType) bool { return r.events.Contains(e) }
 
-// StartTime returns when the command was invoked.
-func (r ExecutionResult) StartTime() time.Time { return r.startTime }
-
 // ExecutionLatency returns the duration of run alone.
 func (r ExecutionResult) ExecutionLatency() time.Duration { return r.executionLatency }
 
 // TotalLatency returns the duration as the caller saw it.
 func (r ExecutionResult) TotalLatency() time.Duration { return r.totalLatency }
-
-// FailedExecutionError returns the error run failed with, or nil.
-func (r ExecutionResult) FailedExecutionError() error { return r.failedErr }
-
-// ExecutionError returns the error the caller got, or nil.
-func (r ExecutionResult) ExecutionError() error { return r.executionErr }
 
 // Executed reports whether run started.
 func (r ExecutionResult) Executed() bool { return r.executed }

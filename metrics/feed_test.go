@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -91,7 +90,7 @@ func TestCompletionsDeliverEachCompletionWithKeyResultAndTime(t *testing.T) {
 	awaitSubscriptions(t, e.r, 2)
 
 	ok := result(Success).WithExecuted(false).WithExecutionLatency(time.Millisecond)
-	failed := result(Failure, FallbackSuccess).WithFailedExecutionError(errors.New("boom"))
+	failed := result(Failure, FallbackSuccess).WithTotalLatency(2 * time.Millisecond)
 	e.r.Command("A").MarkComplete(ok)
 	e.clk.Advance(time.Millisecond)
 	e.r.Command("B").MarkComplete(failed)
