@@ -88,24 +88,21 @@ func (o *Output) find(re *regexp.Regexp) ([]string, <-chan struct{}) {
 }
 
 // Describe tells what a process did: its name and command line, how it ended (state is
-// nil while it runs), and the last lines of out.
-func Describe(name string, cmd *exec.Cmd, state *os.ProcessState, out *Output) string {
-	return report(name, cmd, status(cmd, state), out)
-}
-
-func status(cmd *exec.Cmd, state *os.ProcessState) string {
+// nil while it runs) followed by note when there is one, and the last lines of out.
+func Describe(name string, cmd *exec.Cmd, state *os.ProcessState, note string, out *Output) string {
+	var how string
 	switch {
 	case cmd.Process == nil:
-		return "never started"
+		how = "never started"
 	case state == nil:
-		return fmt.Sprintf("pid %d, still running", cmd.Process.Pid)
+		how = fmt.Sprintf("pid %d, still running", cmd.Process.Pid)
 	default:
-		return fmt.Sprintf("pid %d, ended: %s", cmd.Process.Pid, state)
+		how = fmt.Sprintf("pid %d, ended: %s", cmd.Process.Pid, state)
 	}
-}
-
-func report(name string, cmd *exec.Cmd, status string, out *Output) string {
-	return fmt.Sprintf("%s: %s\n  %s\n%s", name, strings.Join(cmd.Args, " "), status, out.Tail(tailLines))
+	if note != "" {
+		how += " " + note
+	}
+	return fmt.Sprintf("%s: %s\n  %s\n%s", name, strings.Join(cmd.Args, " "), how, out.Tail(tailLines))
 }
 
 // Process is a server started by Start for one test.
@@ -201,17 +198,19 @@ func (p *Process) Printed(re *regexp.Regexp) bool {
 // Report tells what the process did so far: Describe, with how long it ran and whether
 // the test stopped it.
 func (p *Process) Report() string {
-	st := status(p.cmd, nil)
+	var state *os.ProcessState
+	var note string
 	select {
 	case <-p.exited:
-		st = fmt.Sprintf("%s after %v", status(p.cmd, p.cmd.ProcessState), p.ended.Sub(p.started).Round(time.Millisecond))
+		state = p.cmd.ProcessState
+		note = fmt.Sprintf("after %v", p.ended.Sub(p.started).Round(time.Millisecond))
 		if p.stopped.Load() {
-			st += ", stopped by the test"
+			note += ", stopped by the test"
 		}
 	default:
 		if !p.started.IsZero() {
-			st += fmt.Sprintf(" after %v", time.Since(p.started).Round(time.Millisecond))
+			note = fmt.Sprintf("after %v", time.Since(p.started).Round(time.Millisecond))
 		}
 	}
-	return report(p.name, p.cmd, st, p.out)
+	return Describe(p.name, p.cmd, state, note, p.out)
 }
