@@ -59,6 +59,7 @@
 // panic in Command, Shard or MapResponse fails the batch's requests with ErrBadBatch
 // instead of hanging them, and a panic in CacheKey fails only its own request with
 // ErrBadBatch (returned by Execute and Queue's future, emitted by the observables)
-// instead of crashing the caller. Unlike Hystrix's fixed-rate tick, a batch's timer starts with
-// its first request, so no request waits longer than timerDelay for its batch to fire.
+// instead of crashing the caller. Unlike Hystrix's fixed-rate tick, a batch's timer
+// starts with its first request, so no request waits longer than timerDelay for its
+// batch to fire.
 package collapser

@@ -45,9 +45,8 @@ const (
 // (OnExecutionError), a failed fallback's, and the command's error on OnError unless it
 // is the run's error or wraps it (a failure without fallback, a bad request), which is
 // recorded already. A timeout and the start of the fallback are the span events
-// "timeout" and "fallback". A request-cache hit runs
-// nothing: it is a span of its own with hystrix.events [RESPONSE_FROM_CACHE], ended at
-// once.
+// "timeout" and "fallback". A request-cache hit runs nothing: it is a span of its own
+// with hystrix.events [RESPONSE_FROM_CACHE], ended at once.
 type Tracer struct {
 	hooks.NoopHook
 	hooks.NoopNotifier
