@@ -23,13 +23,16 @@ build:
 	$(GO) build $(PKGS)
 
 fmt-check:
+	@echo "== fmt-check: gofmt -l over the tracked Go files"
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
+	@echo "== vet: go vet $(PKGS)"
 	$(GO) vet $(PKGS)
 
 test: fmt-check vet test-bench test-modules
+	@echo "== test: the core packages with -race (compiles them first: a few minutes cold)"
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
 	$(MAKE) --no-print-directory test-norace
 	$(MAKE) --no-print-directory fuzz
@@ -41,7 +44,9 @@ test: fmt-check vet test-bench test-modules
 NORACE_PKGS = $(sort $(dir $(shell git ls-files '*_test.go' | grep -v -e '^bench/' $(MODULES:%=-e '^%/') | xargs grep -l '^//go:build !race')))
 
 test-norace:
+	@echo "== test-norace: the budget tests without -race ($(NORACE_PKGS))"
 	$(GO) test -count=1 -timeout 8m $(addprefix ./,$(NORACE_PKGS))
+	@echo "== test-norace: metrics on GOARCH=386"
 	GOARCH=386 $(GO) test -count=1 -timeout 5m ./metrics/...
 
 # FUZZ_TARGETS are the parser fuzz tests (package:target); make test runs each for
@@ -58,13 +63,13 @@ FUZZMINIMIZE ?= 2s
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "== fuzz $$t"; \
+		echo "== fuzz $$t ($(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./$${t%%:*}; \
 	done
 
 test-modules:
 	@set -e; for m in $(MODULES); do \
-		echo "== $$m"; (cd $$m && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...); \
+		echo "== test-modules: $$m (vet, then tests with -race)"; (cd $$m && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...); \
 	done
 
 # e2e runs every end-to-end suite; .ci/run calls it after make test.
@@ -72,27 +77,32 @@ e2e: e2e-setup
 	@set -e; for t in $(E2E_TARGETS); do $(MAKE) --no-print-directory $$t; done
 
 e2e-setup:
+	@echo "== e2e-setup: installing what the e2e suites need, when it is missing"
 	./scripts/e2e-setup.sh
 
 # e2e-etcd runs the etcd source against a real etcd (started and stopped by the tests on
 # 127.0.0.1 with a temporary data directory).
 e2e-etcd:
+	@echo "== e2e-etcd: contrib/hystrixetcd against a real etcd (compiles with -race first)"
 	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m ./...
 
 # e2e-prometheus scrapes the demo with a real Prometheus server through the demo's
 # failure window and checks /metrics with promtool (cmd/rxhystrix-demo/e2e_test.go).
 e2e-prometheus:
+	@echo "== e2e-prometheus: the demo scraped by a real Prometheus for about 35 s (compiles with -race first)"
 	cd cmd/rxhystrix-demo && $(GO) test -race -tags e2e -run E2E -count=1 -timeout 5m -v .
 
 # e2e-browser drives the dashboard page in headless Chromium: against the demo, several
 # streams summed, a lost stream and 200 circuits. It prints where its screenshots are.
 e2e-browser:
+	@echo "== e2e-browser: the dashboard page in headless Chromium (builds the demo first)"
 	cd dashboard/e2e && $(GO) test -tags e2e -count=1 -v -timeout 5m ./...
 
 # test-bench keeps the peer comparison module (bench/, its own go.mod) compiling and runs
 # its tests: the harness and summarisers, rxhystrix's claims of the behaviour table
 # (about 20 s), and bench/README.md's performance tables against the cases and allocations.
 test-bench:
+	@echo "== test-bench: the peer comparison module, vet and tests (about 20 s after compiling)"
 	cd bench && $(GO) vet ./... && $(GO) vet -tags e2e ./... && $(GO) test -count=1 -timeout 5m ./...
 
 # bench runs the side-by-side comparison with the peers (bench/README.md) and prints the
@@ -120,6 +130,7 @@ bench-readme:
 # every breaker opens and answers every call, rxhystrix with evaluateOnFailure opens like
 # the best of them. rxhystrix's own claims of the table run in make test (test-bench).
 e2e-behaviour:
+	@echo "== e2e-behaviour: the behaviour comparison against every peer (about 1 minute)"
 	cd bench && $(GO) test -tags e2e -run TestBehaviourComparison -count=1 -timeout 10m -v .
 
 # bench-lib runs the library packages' own benchmarks.
@@ -139,4 +150,5 @@ soak:
 # demo runs the demo service, a module of its own (cmd/rxhystrix-demo/go.mod) so that the
 # library links neither client_golang nor the OpenTelemetry SDK.
 demo:
+	@echo "== demo: compiling cmd/rxhystrix-demo (a cold build takes about 4.5 minutes on 2 cores), then running it"
 	cd cmd/rxhystrix-demo && $(GO) run . $(ARGS)

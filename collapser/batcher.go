@@ -80,7 +80,10 @@ func (c *core[A, R]) submit(ctx context.Context, arg A) (*Request[A, R], error) 
 	if c.cacheKey == nil || !c.props.RequestCacheEnabled.Get() {
 		return c.add(ctx, rc, arg, "", false), nil
 	}
-	key := c.cacheKey(arg)
+	var key string
+	if err := protect(c.key, "CacheKey", func() { key = c.cacheKey(arg) }); err != nil {
+		return nil, err
+	}
 	if rc == nil {
 		return c.add(ctx, nil, arg, key, true), nil
 	}
@@ -201,7 +204,7 @@ func (c *core[A, R]) fire(b *batch[A, R]) {
 	defer b.cancel()
 	c.metrics.MarkBatch(len(b.reqs))
 	err := c.noResponse
-	if perr := protect(c.key, func() { c.run(b.ctx, b.reqs) }); perr != nil {
+	if perr := protect(c.key, "batch", func() { c.run(b.ctx, b.reqs) }); perr != nil {
 		err = perr
 	}
 	for _, r := range b.reqs {
@@ -302,11 +305,12 @@ func isDone[A, R any](r *Request[A, R]) bool {
 	}
 }
 
-// protect calls f and turns a panic into an error wrapping ErrBadBatch.
-func protect(key string, f func()) (err error) {
+// protect calls f and turns a panic into an error wrapping ErrBadBatch that names where
+// it happened (in the batch, in CacheKey).
+func protect(key, where string, f func()) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("collapser %s: panic in batch: %v: %w", key, p, ErrBadBatch)
+			err = fmt.Errorf("collapser %s: panic in %s: %v: %w", key, where, p, ErrBadBatch)
 		}
 	}()
 	f()

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reactivex/rxgo/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -107,4 +108,104 @@ func TestClosedRequestContext(t *testing.T) {
 	e.clk.Advance(10 * time.Millisecond)
 	vals, _ := results(t, fs)
 	assert.Equal(t, []string{"v1"}, vals)
+}
+
+// unluckyKey is a CacheKey that panics for the argument 13.
+func unluckyKey(a int) string {
+	if a == 13 {
+		panic("no key for 13")
+	}
+	return itoa(a)
+}
+
+// firstErr subscribes to obs with ctx (a cold collapser observable submits with it) and
+// returns the error of its first item.
+func firstErr(ctx context.Context, obs rxgo.Observable) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for it := range obs.Observe(rxgo.WithContext(ctx)) {
+		return it.E
+	}
+	return nil
+}
+
+// TestPanickingCacheKeyFailsOnlyItsRequest: a panic in CacheKey reaches the caller as an
+// error wrapping ErrBadBatch, through every door of both collapsers and in both scopes;
+// the request joins no batch, and the batch open beside it is answered.
+func TestPanickingCacheKeyFailsOnlyItsRequest(t *testing.T) {
+	type door func(ctx context.Context, arg int) error
+	plain := map[string]func(*Collapser[int, string, map[int]string]) door{
+		"Execute": func(c *Collapser[int, string, map[int]string]) door {
+			return func(ctx context.Context, a int) error { _, err := c.Execute(ctx, a); return err }
+		},
+		"Queue": func(c *Collapser[int, string, map[int]string]) door {
+			return func(ctx context.Context, a int) error { _, err := c.Queue(ctx, a).Get(ctx); return err }
+		},
+		"Observe": func(c *Collapser[int, string, map[int]string]) door {
+			return func(ctx context.Context, a int) error { _, err := first(t, c.Observe(ctx, a)); return err }
+		},
+		"ToObservable": func(c *Collapser[int, string, map[int]string]) door {
+			return func(ctx context.Context, a int) error {
+				return firstErr(ctx, c.ToObservable(a))
+			}
+		},
+	}
+	stream := map[string]func(*StreamCollapser[int, string, item, int]) door{
+		"Execute": func(c *StreamCollapser[int, string, item, int]) door {
+			return func(ctx context.Context, a int) error { _, err := c.Execute(ctx, a); return err }
+		},
+		"Queue": func(c *StreamCollapser[int, string, item, int]) door {
+			return func(ctx context.Context, a int) error { _, err := c.Queue(ctx, a).Get(ctx); return err }
+		},
+		"Observe": func(c *StreamCollapser[int, string, item, int]) door {
+			return func(ctx context.Context, a int) error { _, err := first(t, c.Observe(ctx, a)); return err }
+		},
+		"ToObservable": func(c *StreamCollapser[int, string, item, int]) door {
+			return func(ctx context.Context, a int) error {
+				return firstErr(ctx, c.ToObservable(a))
+			}
+		},
+	}
+	check := func(t *testing.T, err error, queuedNow int) {
+		t.Helper()
+		require.ErrorIs(t, err, ErrBadBatch)
+		assert.ErrorContains(t, err, "CacheKey")
+		assert.ErrorContains(t, err, "no key for 13")
+		assert.Equal(t, 1, queuedNow, "the request joined no batch")
+	}
+	for _, scope := range []Scope{RequestScope, GlobalScope} {
+		for name, mk := range plain {
+			t.Run("Collapser/"+scope.String()+"/"+name, func(t *testing.T) {
+				e := newEnv(t)
+				rec := &recorder{}
+				b := rec.batch()
+				b.CacheKey = unluckyKey
+				col := newCollapser(t, e.setter("Unlucky", scope), b)
+				ctx := requestCtx(t)
+				fs := queueAll(ctx, col, 1)
+				check(t, mk(col)(ctx, 13), queued(col.c))
+				e.clk.Advance(10 * time.Millisecond)
+				vals, errs := results(t, fs)
+				assert.Equal(t, []string{"v1"}, vals)
+				assert.Equal(t, []error{nil}, errs)
+				assert.Equal(t, [][]int{{1}}, rec.allBatches())
+			})
+		}
+		for name, mk := range stream {
+			t.Run("StreamCollapser/"+scope.String()+"/"+name, func(t *testing.T) {
+				e := newEnv(t)
+				b := streamBatch(manyPerArg)
+				b.CacheKey = unluckyKey
+				sc, err := NewStream(e.setter("UnluckyStream", scope), b)
+				require.NoError(t, err)
+				ctx := requestCtx(t)
+				fs := streamFutures{sc.Queue(ctx, 1)}
+				check(t, mk(sc)(ctx, 13), queued(sc.c))
+				e.clk.Advance(10 * time.Millisecond)
+				vals, errs := fs.get(t)
+				assert.Equal(t, [][]string{{"1.0"}}, vals)
+				assert.Equal(t, []error{nil}, errs)
+			})
+		}
+	}
 }

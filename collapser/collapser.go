@@ -37,7 +37,9 @@ type Batch[A, R, B any] struct {
 	// requestCache.enabled, requests with the same key share one request and one
 	// response: within a batch (any scope) and, with a request context, across the
 	// batches of that request. Without it every request is sent as it is, duplicates
-	// included.
+	// included. A panic in CacheKey fails only the request it was called for: the caller
+	// gets an error wrapping ErrBadBatch from whichever door it used, and the request
+	// joins no batch.
 	CacheKey func(arg A) string
 }
 

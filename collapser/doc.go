@@ -57,6 +57,9 @@
 // Better than Hystrix: duplicates without a request cache are sent as separate requests
 // instead of failing; a caller that leaves takes its request out of the open batch; a
 // panic in Command, Shard or MapResponse fails the batch's requests with ErrBadBatch
-// instead of hanging them. Unlike Hystrix's fixed-rate tick, a batch's timer starts with
-// its first request, so no request waits longer than timerDelay for its batch to fire.
+// instead of hanging them, and a panic in CacheKey fails only its own request with
+// ErrBadBatch (returned by Execute and Queue's future, emitted by the observables)
+// instead of crashing the caller. Unlike Hystrix's fixed-rate tick, a batch's timer
+// starts with its first request, so no request waits longer than timerDelay for its
+// batch to fire.
 package collapser

@@ -15,6 +15,6 @@ var (
 	ErrNoRequestContext = errors.New("REQUEST scope needs a request context (cache.NewRequestContext)")
 	// ErrBadBatch is the error of a batch whose definition failed: createCommand returned
 	// nil or panicked, shard or mapResponse panicked, or a streaming command emitted an
-	// item of the wrong type.
+	// item of the wrong type; and of a single request whose CacheKey panicked.
 	ErrBadBatch = errors.New("invalid batch")
 )

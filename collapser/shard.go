@@ -20,7 +20,7 @@ func runSharded[A, R any](ctx context.Context, key string, reqs []*Request[A, R]
 			return
 		}
 		var err error
-		if perr := protect(key, func() { err = exec(ctx, s) }); perr != nil {
+		if perr := protect(key, "batch", func() { err = exec(ctx, s) }); perr != nil {
 			err = perr
 		}
 		if err != nil {

@@ -70,16 +70,19 @@ func TestRecordingNotifierRecordsCopies(t *testing.T) {
 }
 
 // TestRegistryNotifierConcurrentReplace: readers racing with replacements get either
-// notifier, whole. The readers go on until both were seen (at most 100,000 reads each), and
-// the recorder got exactly the marks of the reads that saw it.
+// notifier, whole. The replacements go on until readers saw both (at least 500 of them,
+// at most 10,000,000: a few hundred suffice on a busy machine), and the readers read
+// until the replacements end, so a reader descheduled for a while cannot run out of reads
+// before the race begins; the recorder got exactly the marks of the reads that saw it.
 func TestRegistryNotifierConcurrentReplace(t *testing.T) {
 	r := NewRegistry()
 	rec := &RecordingNotifier{}
 	var sawNoop, sawRec atomic.Int64
+	var replaced atomic.Bool
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			for i := 0; i < 100_000 && (i < 500 || sawNoop.Load() == 0 || sawRec.Load() == 0); i++ {
+			for !replaced.Load() {
 				if n := r.EventNotifier(); IsNoopNotifier(n) {
 					sawNoop.Add(1)
 				} else {
@@ -89,16 +92,14 @@ func TestRegistryNotifierConcurrentReplace(t *testing.T) {
 			}
 		})
 	}
-	for i := 0; sawNoop.Load() == 0 || sawRec.Load() == 0 || i < 500; i++ {
+	for i := 0; i < 10_000_000 && (i < 500 || sawNoop.Load() == 0 || sawRec.Load() == 0); i++ {
 		if i%2 == 0 {
 			r.SetEventNotifier(rec)
 		} else {
 			r.Reset()
 		}
-		if i > 1_000_000 {
-			break
-		}
 	}
+	replaced.Store(true)
 	wg.Wait()
 	require.Positive(t, sawNoop.Load(), "no reader saw the no-op notifier")
 	require.Positive(t, sawRec.Load(), "no reader saw the recorder")

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,16 +14,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/internal/e2eproc"
 	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
 
@@ -177,9 +179,13 @@ func checkMetrics(t *testing.T, url string) {
 // promServer is a Prometheus server started for the test.
 type promServer struct{ base string }
 
+var addrInUse = regexp.MustCompile(`address already in use`)
+
 // startPrometheus starts Debian's prometheus on a free port of 127.0.0.1 with a
 // temporary config that scrapes target every second and a temporary storage directory,
-// waits until it is ready and stops it when the test ends.
+// waits until it is ready and stops it when the test ends. A port is free only a moment
+// before Prometheus binds it: when another process took it first, it tries another (at
+// most 5 times). A failing test logs what each Prometheus did (e2eproc).
 func startPrometheus(t *testing.T, target string) promServer {
 	dir := t.TempDir()
 	config := filepath.Join(dir, "prometheus.yml")
@@ -192,47 +198,60 @@ scrape_configs:
     static_configs:
       - targets: ['%s']
 `, target)), 0o644))
-	addr := freeAddr(t)
-	log, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	require.NoError(t, err)
-	cmd := exec.Command("prometheus", "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = log, log
-	require.NoError(t, cmd.Start(), "is Debian's prometheus installed? (scripts/e2e-setup.sh)")
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		_ = log.Close()
-		if t.Failed() {
-			logged, _ := os.ReadFile(log.Name())
-			t.Logf("prometheus log:\n%s", logged)
-		}
-	})
-
-	p := promServer{base: "http://" + addr}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(p.base + "/-/ready")
+	for attempt := 1; ; attempt++ {
+		storage := filepath.Join(t.TempDir(), "data")
+		p := promServer{base: "http://" + freeAddr(t)}
+		proc := e2eproc.Start(t, "prometheus", exec.Command("prometheus", "--config.file="+config,
+			"--storage.tsdb.path="+storage, "--web.listen-address="+strings.TrimPrefix(p.base, "http://"),
+			"--log.level=warn"))
+		err := p.awaitReady(proc, storage)
 		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
-			}
+			return p
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 5 {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v", attempt, err)
+	}
+}
+
+// errPortTaken is the error of a start on a port that another process took first.
+var errPortTaken = errors.New("port taken")
+
+// awaitReady returns once the Prometheus at p.base is ready and is the one started as
+// proc (it stores its data in storage); it fails when proc ends first, another server
+// answers there, or it is not ready within a minute.
+func (p promServer) awaitReady(proc *e2eproc.Process, storage string) error {
+	for deadline := time.Now().Add(time.Minute); ; {
+		var flags map[string]string
+		switch err := p.apiGet("/api/v1/status/flags", nil, &flags); {
+		case err == nil && flags["storage.tsdb.path"] != storage:
+			proc.Stop()
+			return fmt.Errorf("prometheus on %s: %w: another server answers there", p.base, errPortTaken)
+		case err == nil && p.ready():
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("prometheus on %s not ready within a minute", p.base)
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("prometheus exited: %v", err)
+		case <-proc.Exited():
+			if proc.Printed(addrInUse) {
+				return fmt.Errorf("prometheus on %s: %w", p.base, errPortTaken)
+			}
+			return fmt.Errorf("prometheus on %s ended before it was ready", p.base)
 		case <-time.After(100 * time.Millisecond):
 		}
-		require.True(t, time.Now().Before(deadline), "prometheus not ready within 30 s")
 	}
+}
+
+// ready reports whether Prometheus says it is ready to serve queries.
+func (p promServer) ready() bool {
+	resp, err := http.Get(p.base + "/-/ready")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // freeAddr returns a 127.0.0.1 address with a port that was free a moment ago.
@@ -282,19 +301,32 @@ func (p promServer) queryRange(t *testing.T, q string, start, end time.Time) []s
 
 func (p promServer) get(t *testing.T, path string, params url.Values, result any) {
 	t.Helper()
+	var data struct {
+		Result json.RawMessage `json:"result"`
+	}
+	require.NoError(t, p.apiGet(path, params, &data))
+	require.NoError(t, json.Unmarshal(data.Result, result))
+}
+
+// apiGet calls Prometheus' HTTP API and decodes the data of its answer into data.
+func (p promServer) apiGet(path string, params url.Values, data any) error {
 	resp, err := http.Get(p.base + path + "?" + params.Encode())
-	require.NoError(t, err)
+	if err != nil {
+		return err
+	}
 	defer resp.Body.Close()
 	var body struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result json.RawMessage `json:"result"`
-		} `json:"data"`
+		Status string          `json:"status"`
+		Error  string          `json:"error"`
+		Data   json.RawMessage `json:"data"`
 	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
-	require.Equal(t, "success", body.Status, "%s %v: %s", path, params, body.Error)
-	require.NoError(t, json.Unmarshal(body.Data.Result, result))
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if body.Status != "success" {
+		return fmt.Errorf("%s %v: %s", path, params, body.Error)
+	}
+	return json.Unmarshal(body.Data, data)
 }
 
 func point(t *testing.T, metric map[string]string, v [2]any) sample {

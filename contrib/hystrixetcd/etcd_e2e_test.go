@@ -10,9 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/internal/e2eproc"
 )
 
 const prefix = "/e2e/hystrix/"
@@ -32,57 +34,129 @@ const prefix = "/e2e/hystrix/"
 // etcd is a real etcd server on 127.0.0.1 over a temporary data directory.
 type etcd struct {
 	t       *testing.T
+	name    string // member name, unique to the run: tells our etcd from another on its port
 	dataDir string
 	client  string // client URL
 	peer    string // peer URL
-	cmd     *exec.Cmd
+	proc    *e2eproc.Process
 }
 
-func freePort(t *testing.T) int {
+// errPortTaken is the error of a start on a port that another process took first.
+var errPortTaken = errors.New("port taken")
+
+var (
+	etcds     atomic.Int64
+	addrInUse = regexp.MustCompile(`address already in use`)
+)
+
+// freePorts returns n distinct ports of 127.0.0.1 that were free a moment ago and are
+// not in avoid.
+func freePorts(t *testing.T, n int, avoid ...string) []int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	var ports []int
+	for len(ports) < n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer l.Close() // held until all are chosen, so none is chosen twice
+		p := l.Addr().(*net.TCPAddr).Port
+		if !slices.Contains(avoid, localURL(p)) {
+			ports = append(ports, p)
+		}
+	}
+	return ports
 }
 
-// newEtcd starts etcd on free ports and stops it in t.Cleanup.
+func localURL(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
+
+// newEtcd starts etcd on free ports and stops it when the test ends.
 func newEtcd(t *testing.T) *etcd {
-	e := &etcd{t: t, dataDir: filepath.Join(t.TempDir(), "etcd")}
-	e.client, e.peer = fmt.Sprintf("http://127.0.0.1:%d", freePort(t)), fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	e.start(e.client)
-	t.Cleanup(e.stop)
+	e := &etcd{t: t, name: fmt.Sprintf("e2e-%d-%d", os.Getpid(), etcds.Add(1))}
+	e.client = e.startOnFreePort(true)
 	return e
 }
 
-// start runs etcd over the data directory, serving clients on clientURL.
-func (e *etcd) start(clientURL string) {
+// startOnFreePort starts etcd with its client URL, and with newPeer its peer URL and a
+// new data directory, on free ports, and returns the client URL. A port is free only a
+// moment before etcd binds it: when another process took it first, it tries other ports
+// (at most 5 times).
+func (e *etcd) startOnFreePort(newPeer bool) string {
 	e.t.Helper()
-	e.cmd = exec.Command("etcd", "--name", "e2e", "--data-dir", e.dataDir,
+	for attempt := 1; ; attempt++ {
+		ports := freePorts(e.t, 2, e.client, e.peer)
+		if newPeer {
+			e.peer, e.dataDir = localURL(ports[1]), filepath.Join(e.t.TempDir(), "etcd")
+		}
+		client := localURL(ports[0])
+		err := e.start(client)
+		if err == nil {
+			return client
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 5 {
+			e.t.Fatal(err)
+		}
+		e.t.Logf("attempt %d: %v", attempt, err)
+	}
+}
+
+// restart starts etcd again over its data directory, serving clients on clientURL.
+func (e *etcd) restart(clientURL string) {
+	e.t.Helper()
+	require.NoError(e.t, e.start(clientURL))
+}
+
+// start runs etcd over the data directory, serving clients on clientURL, and returns once
+// it serves: it answers as e.name and has a leader. It fails when etcd ends first or does
+// not serve within a minute, wrapping errPortTaken when another process had one of its
+// ports; what each etcd did is logged when the test fails (e2eproc).
+func (e *etcd) start(clientURL string) error {
+	e.t.Helper()
+	p := e2eproc.Start(e.t, "etcd", exec.Command("etcd", "--name", e.name, "--data-dir", e.dataDir,
 		"--listen-client-urls", clientURL, "--advertise-client-urls", clientURL,
 		"--listen-peer-urls", e.peer, "--initial-advertise-peer-urls", e.peer,
-		"--initial-cluster", "e2e="+e.peer, "--logger", "zap", "--log-level", "error")
-	e.cmd.Stdout, e.cmd.Stderr = os.Stderr, os.Stderr
-	require.NoError(e.t, e.cmd.Start())
+		"--initial-cluster", e.name+"="+e.peer, "--logger", "zap", "--log-level", "warn"))
 	c := e.newClient(clientURL)
 	defer c.Close()
-	require.Eventually(e.t, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		defer cancel()
-		_, err := c.Get(ctx, "ready")
-		return err == nil
-	}, 20*time.Second, 50*time.Millisecond, "etcd did not start")
+	for deadline := time.Now().Add(time.Minute); ; {
+		err := e.serves(c)
+		switch {
+		case err == nil:
+			e.proc = p
+			return nil
+		case errors.Is(err, errPortTaken):
+			p.Stop()
+			return fmt.Errorf("etcd on %s and %s: %w", clientURL, e.peer, err)
+		case time.Now().After(deadline):
+			return fmt.Errorf("etcd on %s not serving within a minute: %v", clientURL, err)
+		}
+		select {
+		case <-p.Exited():
+			if p.Printed(addrInUse) {
+				return fmt.Errorf("etcd on %s and %s: %w", clientURL, e.peer, errPortTaken)
+			}
+			return fmt.Errorf("etcd on %s ended before it served", clientURL)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// serves returns nil when the etcd that c reaches is ours and has a leader, errPortTaken
+// when another etcd answers on its address.
+func (e *etcd) serves(c *clientv3.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	members, err := c.MemberList(ctx)
+	if err != nil {
+		return err
+	}
+	if len(members.Members) != 1 || members.Members[0].Name != e.name {
+		return fmt.Errorf("%w: another etcd answers there: %v", errPortTaken, members.Members)
+	}
+	_, err = c.Get(ctx, "ready") // linearizable: a leader was elected
+	return err
 }
 
 // stop ends etcd and waits for it.
-func (e *etcd) stop() {
-	if e.cmd == nil {
-		return
-	}
-	_ = e.cmd.Process.Signal(syscall.SIGTERM)
-	_ = e.cmd.Wait()
-	e.cmd = nil
-}
+func (e *etcd) stop() { e.proc.Stop() }
 
 // newClient connects to url, reconnecting within a second after a loss.
 func (e *etcd) newClient(url string) *clientv3.Client {
@@ -194,8 +268,7 @@ func TestEtcdRestartLosesNothing(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // etcd stays down while the readers go on
 	assert.Equal(t, 300*time.Millisecond, props.ExecutionTimeout.Get(), "the last values stay")
 
-	other := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	e.start(other) // where the source does not look
+	other := e.startOnFreePort(false) // where the source does not look
 	c := e.newClient(other)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -208,7 +281,7 @@ func TestEtcdRestartLosesNothing(t *testing.T) {
 	require.NoError(t, c.Close())
 	e.stop()
 
-	e.start(e.client)
+	e.restart(e.client)
 	require.Eventually(t, func() bool {
 		return props.ExecutionTimeout.Get() == 700*time.Millisecond && props.CircuitBreakerForceOpen.Get()
 	}, 10*time.Second, time.Millisecond, "the changes made meanwhile apply")
@@ -217,7 +290,7 @@ func TestEtcdRestartLosesNothing(t *testing.T) {
 	assert.Zero(t, wrong.Load(), "no read saw a lost value")
 
 	e.etcdctl("put", prefix+"hystrix.command.R."+timeoutName, "300")
-	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == 300*time.Millisecond }, time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == 300*time.Millisecond }, 10*time.Second, time.Millisecond,
 		"the source watches again")
 }
 
@@ -236,9 +309,9 @@ func TestEtcdRefusedValuesKeepThePreviousOnes(t *testing.T) {
 	e.etcdctl("put", prefix+"hystrix.comand.Bad.fallback.enabled", "false")
 	e.etcdctl("put", prefix+"timeout", "300")
 	e.etcdctl("put", prefix+"hystrix.command.Bad.fallback.enabled", "false")
-	require.Eventually(t, func() bool { return !props.FallbackEnabled.Get() }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return !props.FallbackEnabled.Get() }, 10*time.Second, time.Millisecond)
 	assert.Equal(t, time.Second, props.ExecutionTimeout.Get())
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(refused) == 4 }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(refused) == 4 }, 10*time.Second, time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
 	assert.ErrorIs(t, refused[0], config.ErrInvalidValue)
@@ -271,7 +344,7 @@ func TestEtcdRestoredFromBackup(t *testing.T) {
 
 	e.stop()
 	e.dataDir = filepath.Join(t.TempDir(), "restored")
-	e.start(e.client)
+	e.restart(e.client)
 	e.etcdctl("put", prefix+"hystrix.command.B."+timeoutName, "800")
 	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == 800*time.Millisecond }, 10*time.Second, time.Millisecond)
 }
@@ -318,4 +391,16 @@ func TestEtcdBurstKeepsUp(t *testing.T) {
 	lag := time.Since(last)
 	t.Logf("every put in force %v after the last one returned", lag)
 	assert.LessOrEqual(t, lag, 100*time.Millisecond)
+}
+
+// TestEtcdOnATakenPortIsToldApart: when another etcd holds the client port (another
+// suite's, or a port taken between freePorts and the start), start says so instead of
+// letting the test talk to the other etcd, and startOnFreePort tries other ports.
+func TestEtcdOnATakenPortIsToldApart(t *testing.T) {
+	first := newEtcd(t)
+	second := &etcd{t: t, name: first.name + "-second", dataDir: filepath.Join(t.TempDir(), "etcd"),
+		peer: localURL(freePorts(t, 1, first.client, first.peer)[0])}
+	err := second.start(first.client)
+	require.ErrorIs(t, err, errPortTaken)
+	t.Log(err)
 }

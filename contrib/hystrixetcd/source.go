@@ -46,7 +46,7 @@ func New(ctx context.Context, client *clientv3.Client, prefix string) (*Source, 
 	s.cancel = cancel
 	reconnected := make(chan struct{}, 1)
 	s.wg.Add(2)
-	go func() { defer s.wg.Done(); s.watchConnection(runCtx, reconnected) }()
+	go func() { defer s.wg.Done(); watchConnection(runCtx, client.ActiveConnection(), reconnected) }()
 	go func() { defer s.wg.Done(); s.run(runCtx, rev, reconnected) }()
 	return s, nil
 }
@@ -184,23 +184,32 @@ func (s *Source) reread(ctx context.Context) (int64, bool) {
 	}
 }
 
+// connection is what watchConnection reads of the client's connection
+// (*grpc.ClientConn).
+type connection interface {
+	GetState() connectivity.State
+	WaitForStateChange(ctx context.Context, from connectivity.State) bool
+}
+
 // watchConnection signals reconnected when the client's connection is ready again after
-// it was lost.
-func (s *Source) watchConnection(ctx context.Context, reconnected chan<- struct{}) {
-	conn := s.client.ActiveConnection()
+// it was lost. Any state but Ready is a loss, and so is a change away from Ready however
+// soon it is Ready again: the watcher may look only after the connection came back (a
+// busy machine), and then only the change tells it that etcd was gone, perhaps restored
+// from a backup that the resumed watch would never see.
+func watchConnection(ctx context.Context, conn connection, reconnected chan<- struct{}) {
 	state := conn.GetState()
-	lost := false
+	lost := state != connectivity.Ready // New read etcd: it was lost before this look
 	for conn.WaitForStateChange(ctx, state) {
+		if state == connectivity.Ready {
+			lost = true // it left Ready, whatever it is now
+		}
 		state = conn.GetState()
-		switch {
-		case state == connectivity.Ready && lost:
+		if state == connectivity.Ready && lost {
 			lost = false
 			select {
 			case reconnected <- struct{}{}:
 			default:
 			}
-		case state == connectivity.TransientFailure || state == connectivity.Connecting:
-			lost = true
 		}
 	}
 }

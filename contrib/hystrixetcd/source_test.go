@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/connectivity"
 )
 
 // TestNewFailsWithoutEtcd: nothing listens on the endpoint, so New gives up with ctx.
@@ -27,4 +28,67 @@ func TestNewFailsWithoutEtcd(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.ErrorContains(t, err, "hystrixetcd: reading /app/")
 	assert.Less(t, time.Since(start), 2*time.Second)
+}
+
+// scriptedConnection is a connection whose states, as GetState reads them, follow a
+// script: each WaitForStateChange moves to the next one; at the end of the script it
+// closes done and waits for ctx.
+type scriptedConnection struct {
+	states []connectivity.State
+	at     int
+	done   chan struct{}
+}
+
+func (c *scriptedConnection) GetState() connectivity.State { return c.states[c.at] }
+
+func (c *scriptedConnection) WaitForStateChange(ctx context.Context, _ connectivity.State) bool {
+	if c.at+1 < len(c.states) {
+		c.at++
+		return true
+	}
+	close(c.done)
+	<-ctx.Done()
+	return false
+}
+
+// TestReconnectionsAreSignalled: the source reads everything again whenever the
+// connection is ready after a loss, however the watcher saw the loss: a failure, an idle
+// channel, or no other state at all (it changed and came back between two looks, which
+// a busy machine makes likely: etcd restored from a backup then went unnoticed).
+func TestReconnectionsAreSignalled(t *testing.T) {
+	const (
+		ready      = connectivity.Ready
+		idle       = connectivity.Idle
+		connecting = connectivity.Connecting
+		failure    = connectivity.TransientFailure
+	)
+	tests := []struct {
+		name    string
+		states  []connectivity.State
+		signals int
+	}{
+		{"never lost", []connectivity.State{ready}, 0},
+		{"lost and back", []connectivity.State{ready, failure, connecting, ready}, 1},
+		{"idle and back", []connectivity.State{ready, idle, ready}, 1},
+		{"lost and back between two looks", []connectivity.State{ready, ready}, 1},
+		{"lost before the first look", []connectivity.State{connecting, ready}, 1},
+		{"lost, not back yet", []connectivity.State{ready, failure, connecting}, 0},
+		{"twice", []connectivity.State{ready, failure, ready, idle, ready}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn := &scriptedConnection{states: tt.states, done: make(chan struct{})}
+			reconnected := make(chan struct{}, len(tt.states))
+			ctx, cancel := context.WithCancel(context.Background())
+			ended := make(chan struct{})
+			go func() {
+				defer close(ended)
+				watchConnection(ctx, conn, reconnected)
+			}()
+			<-conn.done
+			cancel()
+			<-ended
+			assert.Len(t, reconnected, tt.signals)
+		})
+	}
 }

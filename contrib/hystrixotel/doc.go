@@ -17,7 +17,11 @@
 //	       │  OnExecutionError / OnFallbackError ─▶ exception events
 //	       │  OnFallbackStart ─▶ span event "fallback"
 //	       └─ OnSuccess | OnUnsubscribe ─▶ end {hystrix.events}
-//	          OnError ─▶ end {hystrix.events, hystrix.failure_type}, status Error
+//	          OnError ─▶ end {hystrix.events, hystrix.failure_type}, status Error, and an
+//	                     exception event unless the error is (or wraps) the run's
+//
+// One exception event per error: a command that fails without a fallback records its
+// run's error once, not again as the command's error that wraps it.
 //
 // A fallback that answers leaves the status Unset: the caller got a value; the events
 // (FAILURE, FALLBACK_SUCCESS) and the exception event tell what happened. A sampled-out

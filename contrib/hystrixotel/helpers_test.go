@@ -24,12 +24,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 var errDown = errors.New("dependency down")
 
 // env is a runtime on a fake clock with the Tracer installed in front of a recording
-// hook, the SDK's in-memory span recorder, and the Metrics on a manual reader.
+// hook, the SDK's in-memory span exporter (synchronous: a span is exported when it ends)
+// and the Metrics on a manual reader.
 type env struct {
 	t      *testing.T
 	rt     *command.Runtime
 	clk    *clock.Fake
-	spans  *tracetest.SpanRecorder
+	spans  *tracetest.InMemoryExporter
 	tp     *sdktrace.TracerProvider
 	rec    *hooks.RecordingHook
 	reader *sdkmetric.ManualReader
@@ -41,8 +42,8 @@ func newEnv(t *testing.T) *env {
 	reg := hooks.NewRegistry()
 	rec := &hooks.RecordingHook{}
 	reg.SetExecutionHook(rec)
-	spans := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	NewTracer(tp).Install(reg)
 	rt := command.NewRuntime(command.WithClock(clk), command.WithConfig(store), command.WithHooks(reg))
 
@@ -79,12 +80,12 @@ func (e *env) inCallerSpan(ctx context.Context, f func(context.Context)) trace.S
 	return span.SpanContext()
 }
 
-// span returns the one ended span named name.
-func (e *env) span(name string) sdktrace.ReadOnlySpan {
+// span returns the one exported span named name.
+func (e *env) span(name string) tracetest.SpanStub {
 	e.t.Helper()
-	var found []sdktrace.ReadOnlySpan
-	for _, s := range e.spans.Ended() {
-		if s.Name() == name {
+	var found []tracetest.SpanStub
+	for _, s := range e.spans.GetSpans() {
+		if s.Name == name {
 			found = append(found, s)
 		}
 	}

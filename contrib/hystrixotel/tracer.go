@@ -41,11 +41,12 @@ const (
 // returns carries it, so whatever run starts (an HTTP call, a query) is its child, on a
 // pool goroutine too. It ends in OnSuccess, OnError or OnUnsubscribe with the attribute
 // hystrix.events (every event the execution recorded), and on OnError with status
-// Error, the error recorded and hystrix.failure_type. A failed run (OnExecutionError) and
-// a failed fallback are recorded as exception events; a timeout and the start of the
-// fallback are the span events "timeout" and "fallback". A request-cache hit runs
-// nothing: it is a span of its own with hystrix.events [RESPONSE_FROM_CACHE], ended at
-// once.
+// Error and hystrix.failure_type. Each error is one exception event: a failed run's
+// (OnExecutionError), a failed fallback's, and the command's error on OnError unless it
+// is the run's error or wraps it (a failure without fallback, a bad request), which is
+// recorded already. A timeout and the start of the fallback are the span events
+// "timeout" and "fallback". A request-cache hit runs nothing: it is a span of its own
+// with hystrix.events [RESPONSE_FROM_CACHE], ended at once.
 type Tracer struct {
 	hooks.NoopHook
 	hooks.NoopNotifier
@@ -68,7 +69,8 @@ func (t *Tracer) Install(reg *hooks.Registry) {
 type execution struct {
 	key    string
 	span   trace.Span
-	events atomic.Uint32 // bit per metrics.EventType
+	events atomic.Uint32         // bit per metrics.EventType
+	runErr atomic.Pointer[error] // the run's error, recorded by OnExecutionError
 }
 
 type executionKey struct{}
@@ -113,6 +115,7 @@ func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string)
 // OnExecutionError records the run's error on the span.
 func (t *Tracer) OnExecutionError(ctx context.Context, info hooks.Info, err error) {
 	if x := traced(ctx, info.CommandKey); x != nil {
+		x.runErr.Store(&err)
 		x.span.RecordError(err)
 	}
 }
@@ -171,10 +174,20 @@ func (x *execution) end(err error) {
 		if ft := failureType(err, set); ft != "" {
 			x.span.SetAttributes(AttrFailureType.String(ft))
 		}
-		x.span.RecordError(err)
+		if !x.recorded(err) {
+			x.span.RecordError(err)
+		}
 		x.span.SetStatus(codes.Error, err.Error())
 	}
 	x.span.End()
+}
+
+// recorded reports whether err, the command's error, is the run's error that
+// OnExecutionError recorded already: the same error, one that wraps it (the command's
+// error for a failed run), or one it wraps (a bad request reaches the caller unwrapped).
+func (x *execution) recorded(err error) bool {
+	p := x.runErr.Load()
+	return p != nil && (errors.Is(err, *p) || errors.Is(*p, err))
 }
 
 // failureType names why the command failed: the runtime error's failure type, or

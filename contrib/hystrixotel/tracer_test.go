@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rxhystrix/rxhystrix/cache"
@@ -24,19 +26,30 @@ type scenario struct {
 	props       []string
 	run         func(e *env) func(context.Context) (string, error)
 	fallback    bool
+	fallbackErr error // with fallback: what it fails with
 	events      []string
 	spanEvents  []string
-	failureType string // "" for a command that succeeded (status Unset)
+	exceptions  []string // the messages of the "exception" span events, in order
+	failureType string   // "" for a command that succeeded (status Unset)
 }
+
+var errCacheDown = errors.New("cache down")
 
 var scenarios = []scenario{
 	{key: "Success", run: returns("v", nil),
 		events: []string{"SUCCESS"}},
 	{key: "FailureWithFallback", run: returns("", errDown), fallback: true,
-		events: []string{"FAILURE", "FALLBACK_SUCCESS"}, spanEvents: []string{"exception", EventFallback}},
+		events: []string{"FAILURE", "FALLBACK_SUCCESS"}, spanEvents: []string{"exception", EventFallback},
+		exceptions: []string{"dependency down"}},
 	{key: "FailureWithoutFallback", run: returns("", errDown),
 		events:      []string{"FAILURE", "FALLBACK_MISSING"},
-		spanEvents:  []string{"exception", "exception"},
+		spanEvents:  []string{"exception"}, // the run's error, which the command's wraps
+		exceptions:  []string{"dependency down"},
+		failureType: "COMMAND_EXCEPTION"},
+	{key: "FailureWithFailingFallback", run: returns("", errDown), fallback: true, fallbackErr: errCacheDown,
+		events:      []string{"FAILURE", "FALLBACK_FAILURE"},
+		spanEvents:  []string{"exception", EventFallback, "exception"},
+		exceptions:  []string{"dependency down", "cache down"},
 		failureType: "COMMAND_EXCEPTION"},
 	{key: "TimeoutWithFallback", props: []string{"execution.isolation.thread.timeoutInMilliseconds", "100"},
 		run: takes(100 * time.Millisecond), fallback: true,
@@ -45,6 +58,14 @@ var scenarios = []scenario{
 		run:         takes(100 * time.Millisecond),
 		events:      []string{"TIMEOUT", "FALLBACK_MISSING"},
 		spanEvents:  []string{EventTimeout, "exception"},
+		exceptions:  []string{"TimeoutWithoutFallback timed-out and no fallback available"},
+		failureType: "TIMEOUT"},
+	{key: "TimeoutWithFailingFallback", props: []string{"execution.isolation.thread.timeoutInMilliseconds", "100"},
+		run: takes(100 * time.Millisecond), fallback: true, fallbackErr: errCacheDown,
+		events:     []string{"TIMEOUT", "FALLBACK_FAILURE"},
+		spanEvents: []string{EventTimeout, EventFallback, "exception", "exception"},
+		exceptions: []string{"cache down",
+			"TimeoutWithFailingFallback timed-out and fallback failed: cache down"},
 		failureType: "TIMEOUT"},
 	{key: "ShortCircuitWithFallback", props: []string{"circuitBreaker.forceOpen", "true"},
 		run: returns("never", nil), fallback: true,
@@ -53,10 +74,12 @@ var scenarios = []scenario{
 		run:         returns("never", nil),
 		events:      []string{"SHORT_CIRCUITED", "FALLBACK_MISSING"},
 		spanEvents:  []string{"exception"},
+		exceptions:  []string{"ShortCircuitWithoutFallback short-circuited and no fallback available"},
 		failureType: "SHORTCIRCUIT"},
 	{key: "BadRequest", run: returns("", command.BadRequest(errors.New("no such id"))), fallback: true,
 		events:      []string{"BAD_REQUEST"},
-		spanEvents:  []string{"exception", "exception"}, // the run's error, then the command's
+		spanEvents:  []string{"exception"}, // the run's error, which the caller gets unwrapped
+		exceptions:  []string{"no such id"},
 		failureType: "BAD_REQUEST_EXCEPTION"},
 }
 
@@ -79,7 +102,7 @@ func takes(d time.Duration) func(*env) func(context.Context) (string, error) {
 func (sc scenario) execute(e *env, ctx context.Context) (string, error) {
 	cmd := command.New(e.setter(sc.key, sc.props...), sc.run(e))
 	if sc.fallback {
-		cmd = cmd.WithFallback(func(context.Context, error) (string, error) { return "fallback", nil })
+		cmd = cmd.WithFallback(func(context.Context, error) (string, error) { return "fallback", sc.fallbackErr })
 	}
 	return cmd.Execute(ctx)
 }
@@ -93,9 +116,9 @@ func TestASpanPerExecutionAsAChildOfTheCallersSpan(t *testing.T) {
 			assert.Equal(t, sc.failureType != "", err != nil, "error: %v", err)
 
 			s := e.span(sc.key)
-			assert.Equal(t, caller.TraceID(), s.SpanContext().TraceID())
-			assert.Equal(t, caller.SpanID(), s.Parent().SpanID(), "a child of the caller's span")
-			assert.Equal(t, trace.SpanKindInternal, s.SpanKind())
+			assert.Equal(t, caller.TraceID(), s.SpanContext.TraceID())
+			assert.Equal(t, caller.SpanID(), s.Parent.SpanID(), "a child of the caller's span")
+			assert.Equal(t, trace.SpanKindInternal, s.SpanKind)
 			want := []attribute.KeyValue{
 				AttrCommand.String(sc.key), AttrGroup.String("Shop"), AttrThreadPool.String("Shop"),
 				AttrEvents.StringSlice(sc.events),
@@ -103,17 +126,23 @@ func TestASpanPerExecutionAsAChildOfTheCallersSpan(t *testing.T) {
 			if sc.failureType != "" {
 				want = append(want, AttrFailureType.String(sc.failureType))
 			}
-			assert.ElementsMatch(t, want, s.Attributes())
+			assert.ElementsMatch(t, want, s.Attributes)
 
-			var names []string
-			for _, ev := range s.Events() {
+			var names, exceptions []string
+			for _, ev := range s.Events {
 				names = append(names, ev.Name)
+				for _, a := range ev.Attributes {
+					if a.Key == semconv.ExceptionMessageKey {
+						exceptions = append(exceptions, a.Value.AsString())
+					}
+				}
 			}
 			assert.Equal(t, sc.spanEvents, names, "span events")
+			assert.Equal(t, sc.exceptions, exceptions, "one exception event per error")
 			if sc.failureType == "" {
-				assert.Equal(t, sdktrace.Status{Code: codes.Unset}, s.Status())
+				assert.Equal(t, sdktrace.Status{Code: codes.Unset}, s.Status)
 			} else {
-				assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: err.Error()}, s.Status())
+				assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: err.Error()}, s.Status)
 			}
 		})
 	}
@@ -131,8 +160,8 @@ func TestRunsOutgoingCallsAreChildrenOfTheCommandSpan(t *testing.T) {
 				}).Execute(t.Context())
 			require.NoError(t, err)
 			cmd, call := e.span("Call"), e.span("GET /stock")
-			assert.Equal(t, cmd.SpanContext().SpanID(), call.Parent().SpanID())
-			assert.False(t, cmd.Parent().IsValid(), "no caller span: the command's span is a root")
+			assert.Equal(t, cmd.SpanContext.SpanID(), call.Parent.SpanID())
+			assert.False(t, cmd.Parent.IsValid(), "no caller span: the command's span is a root")
 		})
 	}
 }
@@ -148,7 +177,7 @@ func TestHooksSeeTheCallersContextValuesAndTheSpan(t *testing.T) {
 		Execute(ctx)
 	require.NoError(t, err)
 
-	span := e.span("Ctx").SpanContext()
+	span := e.span("Ctx").SpanContext
 	calls := e.rec.Calls()
 	require.Equal(t, []string{"OnStart", "OnThreadStart", "OnExecutionStart", "OnExecutionError",
 		"OnThreadComplete", "OnFallbackStart", "OnFallbackEmit", "OnEmit", "OnFallbackSuccess", "OnSuccess"},
@@ -169,18 +198,18 @@ func TestACacheHitIsASpanOfItsOwn(t *testing.T) {
 			require.NoError(t, err)
 		}
 	})
-	var spans []sdktrace.ReadOnlySpan
-	for _, s := range e.spans.Ended() {
-		if s.Name() == "Cached" {
+	var spans []tracetest.SpanStub
+	for _, s := range e.spans.GetSpans() {
+		if s.Name == "Cached" {
 			spans = append(spans, s)
 		}
 	}
 	require.Len(t, spans, 2)
 	for _, s := range spans {
-		assert.Equal(t, caller.SpanID(), s.Parent().SpanID())
+		assert.Equal(t, caller.SpanID(), s.Parent.SpanID())
 	}
-	assert.Contains(t, spans[0].Attributes(), AttrEvents.StringSlice([]string{"SUCCESS"}))
-	assert.Contains(t, spans[1].Attributes(), AttrEvents.StringSlice([]string{"RESPONSE_FROM_CACHE"}))
+	assert.Contains(t, spans[0].Attributes, AttrEvents.StringSlice([]string{"SUCCESS"}))
+	assert.Contains(t, spans[1].Attributes, AttrEvents.StringSlice([]string{"RESPONSE_FROM_CACHE"}))
 }
 
 func TestANestedCommandGetsItsOwnSpan(t *testing.T) {
@@ -191,9 +220,9 @@ func TestANestedCommandGetsItsOwnSpan(t *testing.T) {
 	}).Execute(t.Context())
 	require.NoError(t, err)
 	outer, inner := e.span("Outer"), e.span("Inner")
-	assert.Equal(t, outer.SpanContext().SpanID(), inner.Parent().SpanID())
-	assert.Contains(t, outer.Attributes(), AttrEvents.StringSlice([]string{"SUCCESS"}), "the inner events stay on the inner span")
-	assert.Contains(t, inner.Attributes(), AttrEvents.StringSlice([]string{"FAILURE", "FALLBACK_SUCCESS"}))
+	assert.Equal(t, outer.SpanContext.SpanID(), inner.Parent.SpanID())
+	assert.Contains(t, outer.Attributes, AttrEvents.StringSlice([]string{"SUCCESS"}), "the inner events stay on the inner span")
+	assert.Contains(t, inner.Attributes, AttrEvents.StringSlice([]string{"FAILURE", "FALLBACK_SUCCESS"}))
 }
 
 func TestSampledOutExecutionsCarryTheTraceOn(t *testing.T) {

@@ -3,8 +3,6 @@
 package e2e
 
 import (
-	"bufio"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/e2eproc"
 )
 
 // demo is the rxhystrix-demo binary running on 127.0.0.1.
@@ -29,7 +29,8 @@ type demo struct {
 var dashboardLine = regexp.MustCompile(`dashboard on (http://\S+)`)
 
 // startDemo builds the demo, runs it on a free port and returns once it printed its
-// dashboard URL; it is stopped when the test ends.
+// dashboard URL; it is stopped when the test ends. A failing test logs what the demo
+// did (e2eproc).
 func startDemo(t *testing.T) *demo {
 	t.Helper()
 	dir := t.TempDir()
@@ -41,42 +42,20 @@ func startDemo(t *testing.T) *demo {
 
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-rate", "100")
 	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
 	d := &demo{started: time.Now()}
-	require.NoError(t, cmd.Start())
-	drained := make(chan struct{})
+	proc := e2eproc.Start(t, "demo", cmd)
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
-		waited := make(chan error, 1)
-		go func() { <-drained; waited <- cmd.Wait() }()
 		select {
-		case err := <-waited:
-			assert.NoError(t, err, "the demo exits cleanly on interrupt")
+		case <-proc.Exited():
+			assert.True(t, cmd.ProcessState.Success(), "the demo exits cleanly on interrupt: %v", cmd.ProcessState)
 		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-waited
 			t.Error("the demo did not stop on interrupt")
 		}
 	})
-
-	found := make(chan string, 1)
-	go func() {
-		defer close(drained)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := dashboardLine.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case d.url = <-found:
-	case <-time.After(patience):
-		t.Fatal("the demo printed no dashboard URL")
-	}
+	m, err := proc.Await(dashboardLine, patience)
+	require.NoError(t, err)
+	d.url = m[1]
 	return d
 }
 

@@ -31,7 +31,12 @@ func newTab(t *testing.T, width, height int64) *tab {
 	t.Helper()
 	b, err := NewBrowser(t.TempDir(), int(width), int(height))
 	require.NoError(t, err)
-	t.Cleanup(b.Close)
+	t.Cleanup(func() {
+		b.Close()
+		if t.Failed() {
+			t.Logf("what Chromium did:\n%s", b.Report())
+		}
+	})
 	tb := &tab{t: t, b: b}
 	tb.do(chromedp.EmulateViewport(width, height))
 	return tb
