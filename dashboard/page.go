@@ -44,11 +44,13 @@ type pageFile struct {
 }
 
 // NewPageHandler returns the handler of the dashboard page, a single page that shows
-// live what /hystrix.stream publishes: every circuit (request rate, error percentage,
-// event counts, breaker state with the time it changed, latency percentiles and a
-// two-minute sparkline), every thread pool and every collapser, with a filter and a
-// sort. Mount it on a pattern that ends in "/", e.g. mux.Handle("/hystrix/", ...): the
-// page loads its script and style relative to its own address.
+// live what /hystrix.stream publishes: every circuit (a circle sized by its request rate
+// and coloured by its health, requests per second counting every call short circuits
+// included, error percentage, event counts, breaker state with the time it changed,
+// latency percentiles and a two-minute sparkline), every thread pool (with its core and
+// maximum size and queue limit) and every collapser, with a filter and a sort. Mount it
+// on a pattern that ends in "/", e.g. mux.Handle("/hystrix/", ...): the page loads its
+// script and style relative to its own address.
 //
 // streams are the stream URLs it watches (absolute, or relative to the page), default
 // DefaultStream; the page address can name others with ?stream=URL (repeated, or

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,11 @@ import (
 type demo struct {
 	url     string    // the dashboard page
 	started time.Time // before the process started: its elapsed time is at most ours
+	proc    *e2eproc.Process
 }
+
+// printed returns the lines the demo printed so far (the last 64 KiB at least).
+func (d *demo) printed() []string { return d.proc.Lines() }
 
 var dashboardLine = regexp.MustCompile(`dashboard on (http://\S+)`)
 
@@ -44,6 +49,7 @@ func startDemo(t *testing.T) *demo {
 	cmd.Dir = dir
 	d := &demo{started: time.Now()}
 	proc := e2eproc.Start(t, "demo", cmd)
+	d.proc = proc
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		select {
@@ -63,7 +69,7 @@ func startDemo(t *testing.T) *demo {
 // open in its outage (5 s to 20 s after the demo starts) and close after it.
 func TestDemoDashboard(t *testing.T) {
 	d := startDemo(t)
-	tb := newTab(t, 1366, 900)
+	tb := newTab(t, 1366, 768)
 	tb.do(chromedp.Navigate(d.url))
 
 	circuits := []string{"AuthorizePayment", "CheckInventory", "GetRecommendations", "GetUser"}
@@ -81,12 +87,20 @@ func TestDemoDashboard(t *testing.T) {
 		assertNumbers(t, c, circuitNumbers...)
 		assert.Contains(t, []string{"Closed", "Open"}, c.Fields["state"], c.Name)
 		assert.Equal(t, "1 host", c.Fields["hosts"], c.Name)
+		if assert.NotNil(t, c.Circle, c.Name) {
+			assert.Greater(t, c.Circle.R, 4.0, "%s has traffic: its circle grows", c.Name)
+		}
 	}
 	gotPools := tb.cards("pools")
 	assert.ElementsMatch(t, pools, names(gotPools))
 	for _, c := range gotPools {
 		assertNumbers(t, c, poolNumbers...)
 	}
+	// The demo's pools as it configures them: Inventory coreSize 20 (Hystrix's queue
+	// threshold of 5), Recommendations coreSize 30 and queueSizeRejectionThreshold 20.
+	inventory, recommendations := tb.card("pools", "Inventory"), tb.card("pools", "Recommendations")
+	assert.Equal(t, []string{"20", "20", "5"}, fields(inventory, "coreSize", "maximumSize", "queueThreshold"))
+	assert.Equal(t, []string{"30", "30", "20"}, fields(recommendations, "coreSize", "maximumSize", "queueThreshold"))
 	assert.NotContains(t, eval[string](tb, `document.body.innerText`), "NaN")
 
 	t.Run("filter", func(t *testing.T) {
@@ -94,6 +108,7 @@ func TestDemoDashboard(t *testing.T) {
 		assert.Equal(t, []string{"CheckInventory"}, names(tb.cards("circuits")))
 		assert.Equal(t, []string{"Inventory"}, names(tb.cards("pools")))
 		assert.Equal(t, "(1 of 4)", eval[string](tb, `document.querySelector('#circuits .count').textContent`))
+		assertLayout(t, tb, "filtered to one card")
 		setFilter(tb, "")
 		assert.Len(t, tb.cards("circuits"), 4)
 	})
@@ -110,7 +125,6 @@ func TestDemoDashboard(t *testing.T) {
 		setSort(tb, "errorVolume")
 	})
 
-	shots := screenshotDir(t)
 	inventoryState := func(state string) string {
 		return cardCond("circuits", "CheckInventory", `c.querySelector('[data-field=state]').textContent === '`+state+`'`)
 	}
@@ -119,15 +133,31 @@ func TestDemoDashboard(t *testing.T) {
 	assert.Contains(t, inv.Classes, "open")
 	assert.Contains(t, inv.Classes, "changed", "the change is highlighted")
 	assert.Regexp(t, `^Open since [0-9]{2}:[0-9]{2}:[0-9]{2}$`, inv.Fields["since"])
+	assert.Equal(t, "#b3261e", inv.Circle.Fill, "an open breaker's circle is red")
+	assert.Greater(t, inv.Circle.R, 4.0, "calls still come while it is open: the circle stays")
 	errs := values(t, tb.cards("circuits"), "errorPct")
 	assert.True(t, slices.IsSortedFunc(errs, func(a, b float64) int { return int((b - a) * 10) }),
 		"a change of state re-sorts by error then volume at once: %v", errs)
-	tb.screenshot(shots, "dashboard-1366.png")
-	tb.do(chromedp.EmulateViewport(1920, 1080))
-	tb.screenshot(shots, "dashboard-1920.png")
-	c := eval[contrast](tb, minContrastJS)
-	assert.GreaterOrEqual(t, c.Ratio, 4.5, "lowest text contrast (WCAG AA) at %q", c.Text)
-	t.Logf("lowest text contrast: %.2f (%q)", c.Ratio, c.Text)
+	for _, size := range [][2]int64{{1366, 768}, {1920, 1080}} {
+		tb.do(chromedp.EmulateViewport(size[0], size[1]))
+		where := fmt.Sprintf("at %dx%d", size[0], size[1])
+		tb.waitWritten(where)
+		assertLayout(t, tb, where)
+		tb.screenshot(fmt.Sprintf("demo-%dx%d.png", size[0], size[1]), true)
+		c := eval[contrast](tb, minContrastJS)
+		assert.GreaterOrEqual(t, c.Ratio, 4.5, "lowest text contrast (WCAG AA) at %q %s", c.Text, where)
+	}
+
+	t.Run("req/s as the demo's table counts it", func(t *testing.T) {
+		// While the breaker is open most calls are short circuits: Hystrix's own rate
+		// (requestCount) would fall far below the table's.
+		tb.waitFor("CheckInventory's window mostly short circuits", cardCond("circuits", "CheckInventory",
+			`(() => { const n = (f) => parseFloat(c.querySelector('[data-field=' + f + ']').textContent.replace(/,/g, ''));
+				return n('shortCircuited') >= 0.4 * 10 * n('rate'); })()`), time.Until(d.started.Add(25*time.Second)))
+		for _, key := range []string{"CheckInventory", "GetUser"} {
+			agreeWithTable(t, tb, d, key)
+		}
+	})
 
 	tb.waitFor("CheckInventory closed after its outage", inventoryState("Closed"), time.Until(d.started.Add(40*time.Second)))
 	assert.GreaterOrEqual(t, time.Since(d.started), 20*time.Second, "closed only after the outage")
@@ -136,6 +166,15 @@ func TestDemoDashboard(t *testing.T) {
 	assert.Regexp(t, `^Closed since `, inv.Fields["since"])
 
 	assert.Empty(t, tb.b.Problems(), "console errors and failed requests")
+}
+
+// fields returns the named fields of a card.
+func fields(c card, keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		out = append(out, c.Fields[k])
+	}
+	return out
 }
 
 func names(cards []card) []string {
@@ -168,12 +207,4 @@ func setFilter(tb *tab, v string) {
 func setSort(tb *tab, v string) {
 	eval[bool](tb, `(() => { const s = document.getElementById('sort'); s.value = `+strconv.Quote(v)+`;
 		return s.dispatchEvent(new Event('change')); })()`)
-}
-
-// screenshotDir is a directory that outlives the test, so the screenshots can be looked at.
-func screenshotDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "rxhystrix-dashboard-")
-	require.NoError(t, err)
-	return dir
 }

@@ -5,8 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -73,6 +71,13 @@ type card struct {
 	Name    string            `json:"name"`
 	Classes string            `json:"classes"`
 	Fields  map[string]string `json:"fields"`
+	Circle  *circle           `json:"circle"` // circuits only
+}
+
+// circle is a circuit's health circle: its radius in a 52 by 52 box and its colour.
+type circle struct {
+	R    float64 `json:"r"`
+	Fill string  `json:"fill"`
 }
 
 // cards returns the visible cards of a section ("circuits", "pools", "collapsers") in
@@ -80,8 +85,10 @@ type card struct {
 func (tb *tab) cards(section string) []card {
 	tb.t.Helper()
 	return eval[[]card](tb, fmt.Sprintf(`[...document.querySelectorAll('#%s .card')].filter(c => !c.hidden)
-		.map(c => ({name: c.dataset.name, classes: c.className,
-			fields: Object.fromEntries([...c.querySelectorAll('[data-field]')].map(e => [e.dataset.field, e.textContent]))}))`,
+		.map(c => { const o = c.querySelector('circle');
+			return {name: c.dataset.name, classes: c.className,
+				fields: Object.fromEntries([...c.querySelectorAll('[data-field]')].map(e => [e.dataset.field, e.textContent])),
+				circle: o && {r: parseFloat(o.getAttribute('r')), fill: o.getAttribute('fill')}}; })`,
 		section))
 }
 
@@ -102,20 +109,6 @@ func cardCond(section, name, cond string) string {
 		section, name, cond)
 }
 
-// screenshot writes a PNG of what the window shows into dir and prints its path.
-func (tb *tab) screenshot(dir, name string) string {
-	tb.t.Helper()
-	ctx, cancel := context.WithTimeout(tb.b.Ctx, patience)
-	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	require.NoError(tb.t, err)
-	path := filepath.Join(dir, name)
-	require.NoError(tb.t, os.WriteFile(path, png, 0o644))
-	tb.t.Logf("screenshot: %s", path)
-	fmt.Println("screenshot:", path)
-	return path
-}
-
 // number is how the page writes a count, a rate or a percentage.
 var number = regexp.MustCompile(`^[0-9]{1,3}(,[0-9]{3})*(\.[0-9])?$`)
 
@@ -133,7 +126,8 @@ func assertNumbers(t *testing.T, c card, fields ...string) {
 var (
 	circuitNumbers = []string{"rate", "errorPct", "success", "shortCircuited", "badRequest", "timeout", "rejected",
 		"failure", "p50", "p90", "p99", "p995", "mean"}
-	poolNumbers = []string{"rate", "active", "queued", "poolSize", "maxActive", "executions", "rejections"}
+	poolNumbers = []string{"rate", "active", "queued", "poolSize", "coreSize", "maximumSize", "maxActive", "executions",
+		"rejections", "queueThreshold"}
 )
 
 // minContrastJS returns the text on the page with the lowest WCAG contrast ratio

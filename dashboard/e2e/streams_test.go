@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,9 +19,10 @@ import (
 )
 
 // host returns one instance's snapshot: the same command and pool on every host, with
-// numbers that make each sum and average exact.
+// numbers that make each sum and average exact. requests is Hystrix's requestCount, which
+// leaves short circuits and bad requests out.
 func host(requests, errPct, success, failure, timeout, short, poolRejected, semRejected, bad int64,
-	lat dashboard.Percentiles, mean int64, open bool, active, poolSize, executions int) dashboard.Snapshot {
+	lat dashboard.Percentiles, mean int64, open bool, active, poolSize, executions, core, maximum int) dashboard.Snapshot {
 	cmd := dashboard.Command{
 		Name: "GetUser", Group: "Users", ThreadPool: "Users", IsCircuitBreakerOpen: open,
 		ErrorPercentage: int(errPct), RequestCount: requests, LatencyExecute: lat, LatencyExecuteMean: mean,
@@ -31,17 +33,18 @@ func host(requests, errPct, success, failure, timeout, short, poolRejected, semR
 	return dashboard.Snapshot{
 		Commands: []dashboard.Command{cmd},
 		ThreadPools: []dashboard.ThreadPool{{Name: "Users", CurrentActiveCount: active, CurrentPoolSize: poolSize,
+			CurrentCorePoolSize: core, CurrentMaximumPoolSize: maximum, CurrentQueueSize: 1,
 			RollingCountThreadsExecuted: int64(executions), RollingMaxActiveThreads: int64(poolSize),
-			PropertyValueMetricsRollingStatisticalWindow: 10000}},
+			PropertyValueQueueSizeRejectionThreshold: 5, PropertyValueMetricsRollingStatisticalWindow: 10000}},
 	}
 }
 
 // TestSeveralStreamsSummedLikeTurbine serves two instances' streams, the second on
 // another origin, and shows them summed on one page.
 func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
-	a := host(100, 10, 90, 6, 4, 0, 2, 0, 0, dashboard.Percentiles{0, 0, 10, 0, 20, 0, 40, 50, 0}, 12, false, 2, 4, 40)
+	a := host(100, 10, 90, 6, 4, 0, 2, 0, 0, dashboard.Percentiles{0, 0, 10, 0, 20, 0, 40, 50, 0}, 12, false, 2, 4, 40, 4, 8)
 	a.Commands = append(a.Commands, dashboard.Command{Name: "OnlyOnA", Group: "A", ThreadPool: "A"})
-	b := host(300, 30, 200, 50, 40, 10, 0, 3, 2, dashboard.Percentiles{0, 0, 21, 0, 41, 0, 81, 101, 0}, 25, true, 3, 6, 60)
+	b := host(300, 30, 200, 50, 40, 10, 0, 3, 3, dashboard.Percentiles{0, 0, 21, 0, 41, 0, 81, 101, 0}, 25, true, 3, 6, 60, 6, 10)
 
 	pageMux := http.NewServeMux()
 	pageMux.Handle("/hystrix/", dashboard.NewPageHandler())
@@ -59,18 +62,23 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 		10*time.Second)
 
 	// Hystrix's dashboard after Turbine: counts summed; error %, latencies and the window
-	// averaged over reportingHosts; rate = summed requests / averaged window.
+	// averaged over reportingHosts; rate = every call summed (102 + 306, not the 400 of
+	// requestCount) / averaged window.
+	getUser := tb.card("circuits", "GetUser")
 	assert.Equal(t, map[string]string{
-		"keys": "Users · pool Users", "hosts": "2 hosts, 20.0/s each", "state": "Open on 1 of 2",
-		"rate": "40.0", "errorPct": "20.0", "since": "",
-		"success": "290", "shortCircuited": "10", "badRequest": "2", "timeout": "44", "rejected": "5", "failure": "56",
+		"keys": "Users · pool Users", "hosts": "2 hosts, 20.4/s each", "state": "Open on 1 of 2",
+		"rate": "40.8", "errorPct": "20.0", "since": "",
+		"success": "290", "shortCircuited": "10", "badRequest": "3", "timeout": "44", "rejected": "5", "failure": "56",
 		"p50": "15", "p90": "30", "p99": "60", "p995": "75", "mean": "18",
-	}, tb.card("circuits", "GetUser").Fields)
-	assert.Contains(t, tb.card("circuits", "GetUser").Classes, "partial")
+	}, getUser.Fields)
+	assert.Contains(t, getUser.Classes, "partial")
+	// 20.4/s a host: a radius of 4 + 20 * sqrt(20.4 / 400) = 8.5; 20 % errors, between
+	// Hystrix's green (10 %) and yellow (25 %); open on one host only, so not red.
+	assert.Equal(t, &circle{R: 8.5, Fill: "hsl(72, 80%, 40%)"}, getUser.Circle)
 	assert.Equal(t, "1 host", tb.card("circuits", "OnlyOnA").Fields["hosts"])
 	assert.Equal(t, map[string]string{
-		"hosts": "2 hosts", "rate": "10.0", "active": "5", "queued": "0", "poolSize": "10", "maxActive": "10",
-		"executions": "100", "rejections": "0",
+		"hosts": "2 hosts", "rate": "10.0", "active": "5", "queued": "2", "poolSize": "10", "coreSize": "10",
+		"maximumSize": "18", "maxActive": "10", "executions": "100", "rejections": "0", "queueThreshold": "5",
 	}, tb.card("pools", "Users").Fields)
 
 	// A Turbine stream reports the open breakers as a count or as {"true": n, "false": m}.
@@ -86,13 +94,51 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 	turbine := func(open string) view {
 		return eval[view](tb, `(() => { const d = window.rxhystrixDashboard;
 			return d.circuitView(d.sumFrames([{type: 'HystrixCommand', name: 'X', reportingHosts: 3,
-				isCircuitBreakerOpen: `+open+`, requestCount: 600, errorPercentage: 30, latencyExecute: {'99': 91},
+				isCircuitBreakerOpen: `+open+`, requestCount: 500, rollingCountSuccess: 500, rollingCountShortCircuited: 100,
+				errorPercentage: 30, latencyExecute: {'99': 91},
 				latencyExecute_mean: 31, propertyValue_metricsRollingStatisticalWindowInMilliseconds: 30000}])); })()`)
 	}
 	assert.Equal(t, view{Hosts: 3, Rate: 60, PerHost: 20, ErrPct: 10, State: "Open on 1 of 3", P99: 30, Mean: 10},
 		turbine(`{'true': 1, 'false': 2}`))
 	assert.Equal(t, "Open", turbine("3").State)
 	assert.Equal(t, "Closed", turbine("false").State)
+	assert.Empty(t, tb.b.Problems())
+}
+
+// TestHealthCircleScales holds the circle to Hystrix's dashboard: its area grows with the
+// request rate per host up to 400/s, its colour goes from green to red with the error
+// percentage, and it is red when the breaker is open.
+func TestHealthCircleScales(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/hystrix/", dashboard.NewPageHandler())
+	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return dashboard.Snapshot{} })))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tb := newTab(t, 800, 600)
+	tb.do(chromedp.Navigate(srv.URL + "/hystrix/"))
+	tb.waitFor("the page's functions", `!!window.rxhystrixDashboard`, 10*time.Second)
+
+	radius := func(rate float64) float64 {
+		return eval[float64](tb, fmt.Sprintf(`window.rxhystrixDashboard.circleRadius(%g)`, rate))
+	}
+	assert.Equal(t, 4.0, radius(0), "a circuit without traffic still shows its colour")
+	assert.Equal(t, 14.0, radius(100), "a quarter of 400/s: half the radius range")
+	assert.Equal(t, 24.0, radius(400))
+	assert.Equal(t, 24.0, radius(4000), "full from 400/s on")
+	for _, r := range []float64{1, 10, 50, 100, 200} {
+		assert.Less(t, radius(r), radius(r*2), "the area grows with the rate: %g/s", r)
+	}
+
+	colour := func(errPct float64, open bool) string {
+		return eval[string](tb, fmt.Sprintf(`window.rxhystrixDashboard.healthColour(%g, %t)`, errPct, open))
+	}
+	assert.Equal(t, "hsl(120, 80%, 36%)", colour(0, false))
+	assert.Equal(t, "hsl(120, 80%, 36%)", colour(10, false))
+	assert.Equal(t, "hsl(48, 80%, 42%)", colour(25, false))
+	assert.Equal(t, "hsl(36, 80%, 43%)", colour(40, false))
+	assert.Equal(t, "hsl(0, 80%, 46%)", colour(50, false))
+	assert.Equal(t, "hsl(0, 80%, 46%)", colour(100, false))
+	assert.Equal(t, "#b3261e", colour(0, true), "open is red whatever the errors")
 
 	assert.Empty(t, tb.b.Problems())
 }
@@ -100,7 +146,7 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 // TestStreamLostAndReconnected stops the stream's server under the page and starts it
 // again on the same address.
 func TestStreamLostAndReconnected(t *testing.T) {
-	snap := host(100, 0, 100, 0, 0, 0, 0, 0, 0, dashboard.Percentiles{}, 1, false, 1, 2, 10)
+	snap := host(100, 0, 100, 0, 0, 0, 0, 0, 0, dashboard.Percentiles{}, 1, false, 1, 2, 10, 2, 2)
 	mux := http.NewServeMux()
 	mux.Handle("/hystrix/", dashboard.NewPageHandler())
 	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return snap })))

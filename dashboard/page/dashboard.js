@@ -1,7 +1,9 @@
 // rxhystrix dashboard: watches one or more Hystrix streams (/hystrix.stream) and shows every
 // circuit, thread pool and collapser. Several streams are summed per name as Turbine sums
 // its hosts, and values are then shown per host as the Hystrix dashboard does with
-// reportingHosts, so a Turbine stream shows the same. Plain script, no build step.
+// reportingHosts, so a Turbine stream shows the same. Every frame updates the model; only
+// the cards on screen (or about to be) are written, so a frame costs what the window
+// shows, not what the streams hold. Plain script, no build step.
 'use strict';
 (function () {
   const HISTORY_MS = 120000; // sparkline span
@@ -9,6 +11,16 @@
   const CHANGED_MS = 15000;  // how long a breaker state change stays highlighted
   const RESORT_MS = 5000;    // values move every interval: re-sort at most this often unless asked
   const RETRY_MIN_MS = 1000, RETRY_MAX_MS = 10000;
+  const SCREEN_MARGIN = '400px'; // cards this far above or below the window are kept written
+  const FULL_RATE = 400;         // req/s per host at which the circle is full, as in Hystrix's dashboard
+  const CIRCLE_MIN = 4, CIRCLE_MAX = 24; // its radius, in a 52 by 52 box
+
+  // CALL_COUNTS are the rolling counts of every call a circuit answered, one outcome each:
+  // what req/s counts. Hystrix's requestCount leaves out short circuits, bad requests and
+  // responses from cache, so its rate falls to nothing while a breaker is open.
+  const CALL_COUNTS = ['rollingCountSuccess', 'rollingCountFailure', 'rollingCountTimeout',
+    'rollingCountThreadPoolRejected', 'rollingCountSemaphoreRejected', 'rollingCountShortCircuited',
+    'rollingCountBadRequests', 'rollingCountResponsesFromCache'];
 
   // ---- Summing and per-host values (pure functions) ----
 
@@ -33,6 +45,7 @@
   // and percentile objects summed, reportingHosts summed, isCircuitBreakerOpen counted in
   // hosts, other values taken from the first frame, forced breakers from any.
   function sumFrames(frames) {
+    if (frames.length === 1) return oneFrame(frames[0]);
     const out = {};
     for (const f of frames) {
       for (const [k, v] of Object.entries(f)) {
@@ -54,6 +67,15 @@
     return out;
   }
 
+  // oneFrame is sumFrames of a single frame without a walk over its fields: it normalises
+  // the frame in place (the same values, so it may be normalised again) and returns it.
+  function oneFrame(f) {
+    f.reportingHosts = hostsOf(f);
+    f.isCircuitBreakerOpen = openHosts(f);
+    for (const k of ['propertyValue_circuitBreakerForceOpen', 'propertyValue_circuitBreakerForceClosed']) f[k] = f[k] === true;
+    return f;
+  }
+
   const perHost = (v, hosts) => Math.floor(num(v) / hosts);
   const round1 = (v) => Math.round(v * 10) / 10;
 
@@ -61,6 +83,35 @@
   function ratePerSecond(count, d, hosts) {
     const seconds = num(d.propertyValue_metricsRollingStatisticalWindowInMilliseconds) / hosts / 1000;
     return seconds > 0 ? Math.max(0, num(count)) / seconds : 0;
+  }
+
+  // circleRadius grows the circle's area with the request rate per host, full at FULL_RATE.
+  function circleRadius(ratePerHost) {
+    const share = Math.min(1, Math.max(0, ratePerHost) / FULL_RATE);
+    return Math.round(2 * (CIRCLE_MIN + (CIRCLE_MAX - CIRCLE_MIN) * Math.sqrt(share))) / 2;
+  }
+
+  // HEALTH_STOPS are Hystrix's dashboard colours by error percentage (green up to 10 %,
+  // yellow at 25, orange at 40, red from 50) as [percentage, hue].
+  const HEALTH_STOPS = [[10, 120], [25, 48], [40, 36], [50, 0]];
+
+  // healthColour is the circle's colour: by error percentage, red when the breaker is open.
+  function healthColour(errorPct, open) {
+    if (open) return '#b3261e';
+    let hue = 0;
+    if (errorPct <= HEALTH_STOPS[0][0]) {
+      hue = HEALTH_STOPS[0][1];
+    } else {
+      for (let i = 1; i < HEALTH_STOPS.length; i++) {
+        const [p0, h0] = HEALTH_STOPS[i - 1], [p1, h1] = HEALTH_STOPS[i];
+        if (errorPct <= p1) {
+          hue = h0 + ((errorPct - p0) / (p1 - p0)) * (h1 - h0);
+          break;
+        }
+      }
+    }
+    hue = Math.round(hue);
+    return `hsl(${hue}, 80%, ${Math.round(36 + (120 - hue) / 12)}%)`; // darker green, lighter red
   }
 
   function circuitView(d) {
@@ -77,12 +128,14 @@
     } else if (open > 0) {
       state = `Open on ${open} of ${hosts}`; stateClass = 'partial';
     }
-    const rate = ratePerSecond(d.requestCount, d, hosts);
+    const rate = ratePerSecond(CALL_COUNTS.reduce((n, k) => n + num(d[k]), 0), d, hosts);
+    const errorPct = round1(num(d.errorPercentage) / hosts);
     return {
       name: String(d.name), search: `${d.name} ${d.group} ${d.threadPool}`.toLowerCase(),
       keys: `${d.group || '-'} · pool ${d.threadPool || '-'}`,
-      hosts, rate, volume: rate, ratePerHost: rate / hosts, errorPct: round1(num(d.errorPercentage) / hosts),
+      hosts, rate, volume: rate, ratePerHost: rate / hosts, errorPct,
       state, stateClass, open: open > 0,
+      radius: circleRadius(rate / hosts), colour: healthColour(errorPct, stateClass === 'open' || stateClass === 'forced-open'),
       success: num(d.rollingCountSuccess), shortCircuited: num(d.rollingCountShortCircuited),
       badRequest: num(d.rollingCountBadRequests), timeout: num(d.rollingCountTimeout),
       rejected: num(d.rollingCountThreadPoolRejected) + num(d.rollingCountSemaphoreRejected),
@@ -98,6 +151,7 @@
     return {
       name: String(d.name), search: String(d.name).toLowerCase(), hosts, rate, volume: rate,
       active: num(d.currentActiveCount), queued: num(d.currentQueueSize), poolSize: num(d.currentPoolSize),
+      coreSize: num(d.currentCorePoolSize), maximumSize: num(d.currentMaximumPoolSize),
       maxActive: num(d.rollingMaxActiveThreads), executions: num(d.rollingCountThreadsExecuted),
       rejections: num(d.rollingCountCommandRejections),
       queueThreshold: perHost(d.propertyValue_queueSizeRejectionThreshold, hosts),
@@ -132,6 +186,22 @@
 
   // ---- Cards: built once per name, then only changed text is written ----
 
+  const SVG = 'http://www.w3.org/2000/svg';
+
+  // NAME_BREAKS are where a long name may wrap: after a separator, or between a lower-case
+  // letter or digit and a capital (CamelCase).
+  const NAME_BREAKS = /(?<=[._:/$#-])|(?<=[a-z0-9])(?=[A-Z])/;
+
+  // breakable returns a name as text with a line-break opportunity at each NAME_BREAKS.
+  function breakable(name) {
+    const out = [];
+    for (const part of name.split(NAME_BREAKS)) {
+      if (out.length) out.push(document.createElement('wbr'));
+      out.push(part);
+    }
+    return out;
+  }
+
   class Card {
     constructor(kind, name) {
       this.root = el('article', `card ${kind}`);
@@ -140,8 +210,9 @@
       this.fields = {};
       this.text = {};
       this.head = el('header');
-      const title = el('h3', 'name', name);
-      title.title = name; // the whole name, when the card is too narrow for it
+      const title = el('h3', 'name');
+      title.append(...breakable(name));
+      title.title = name;
       this.head.append(title);
       this.root.append(this.head);
     }
@@ -161,22 +232,25 @@
       return e;
     }
 
-    // headline appends big numbers, each with its unit: [key, unit] pairs.
-    headline(...pairs) {
+    // headline appends big numbers, each with its unit: [key, unit, title] triples.
+    headline(...triples) {
       const line = el('div', 'headline');
-      for (const [key, unit] of pairs) {
+      for (const [key, unit, title] of triples) {
         const m = el('span', 'metric');
+        if (title) m.title = title;
         m.append(this.field('span', 'big', key), ' ', el('span', 'unit', unit));
         line.append(m);
       }
       this.root.append(line);
+      return line;
     }
 
-    // list appends a definition list of [key, label] pairs.
-    list(cls, pairs) {
+    // list appends a definition list of [key, label, title] triples.
+    list(cls, triples) {
       const dl = el('dl', cls);
-      for (const [key, label] of pairs) {
+      for (const [key, label, title] of triples) {
         const d = el('div', key);
+        if (title) d.title = title;
         d.append(el('dt', '', label), this.field('dd', '', key));
         dl.append(d);
       }
@@ -190,6 +264,22 @@
       }
     }
 
+    // setBreakable is set for names, which may wrap at NAME_BREAKS.
+    setBreakable(key, text) {
+      if (this.text[key] !== text) {
+        this.text[key] = text;
+        this.fields[key].replaceChildren(...breakable(text));
+      }
+    }
+
+    // attr sets an attribute of e, remembered under key, when it changed.
+    attr(key, e, name, value) {
+      if (this.text[key] !== value) {
+        this.text[key] = value;
+        e.setAttribute(name, value);
+      }
+    }
+
     flag(cls, on) {
       if (this.root.classList.contains(cls) !== on) this.root.classList.toggle(cls, on);
     }
@@ -197,30 +287,47 @@
 
   const hostsText = (n) => (n === 1 ? '1 host' : `${int(n)} hosts`);
 
+  const RATE_TITLE = 'Requests per second: every call in the rolling window (successes, failures, timeouts, ' +
+    'rejections, short circuits, bad requests and responses from cache) over its length. ' +
+    "Hystrix's own rate (requestCount) leaves out short circuits, bad requests and cache hits.";
+  const CIRCLE_TITLE = `Area: req/s per host (full at ${FULL_RATE}/s). Colour: error % from green (10 % or less) ` +
+    'to red (50 % or more); red when the breaker is open.';
+
+  // circle appends the health circle to line: its area the rate, its colour the health.
+  function circle(card, line) {
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('class', 'health');
+    svg.setAttribute('viewBox', '0 0 52 52');
+    svg.setAttribute('role', 'img');
+    const title = document.createElementNS(SVG, 'title');
+    title.textContent = CIRCLE_TITLE;
+    card.circle = document.createElementNS(SVG, 'circle');
+    for (const [k, v] of [['cx', 26], ['cy', 26], ['r', CIRCLE_MIN]]) card.circle.setAttribute(k, v);
+    svg.append(title, card.circle);
+    line.prepend(svg);
+  }
+
   const kinds = {
     HystrixCommand: {
       section: 'circuits', view: circuitView,
       build(card) {
         card.head.append(card.field('span', 'state', 'state'));
         card.sub('keys');
-        card.headline(['rate', 'req/s'], ['errorPct', '% errors']);
+        circle(card, card.headline(['rate', 'req/s', RATE_TITLE], ['errorPct', '% errors']));
         card.root.append(card.field('div', 'since', 'since'));
         card.spark = el('canvas', 'spark');
         card.spark.width = 480;
         card.spark.height = 64;
+        card.sparkCtx = card.spark.getContext('2d');
         card.root.append(card.spark);
-        card.list('c3', [['success', 'Success'], ['shortCircuited', 'Short-circ.'], ['badRequest', 'Bad request'],
+        card.list('counts', [['success', 'Success'], ['shortCircuited', 'Short-circ.'], ['badRequest', 'Bad request'],
           ['timeout', 'Timeout'], ['rejected', 'Rejected'], ['failure', 'Failure']]);
         card.root.append(el('div', 'caption', 'Execution latency, ms'));
-        card.list('c5 latency', [['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p995', 'p99.5'], ['mean', 'mean']]);
+        card.list('latency', [['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p995', 'p99.5'], ['mean', 'mean']]);
       },
-      update(card, v, item, now) {
-        card.set('keys', v.keys);
-        card.set('hosts', v.hosts > 1 ? `${hostsText(v.hosts)}, ${one(v.ratePerHost)}/s each` : hostsText(1));
-        card.set('rate', one(v.rate));
-        card.set('errorPct', one(v.errorPct));
-        card.fields.errorPct.className = `big${v.errorPct >= 50 ? ' bad' : v.errorPct >= 10 ? ' warn' : ''}`;
-        card.set('state', v.state);
+      // track follows the circuit between frames, drawn or not: its breaker's changes and
+      // the sparkline's history.
+      track(item, v, now) {
         // A change counts when the same hosts report it, not when a host comes or goes.
         if (item.state !== undefined && item.hosts === v.hosts && item.state !== v.state) {
           item.changedAt = now;
@@ -228,13 +335,23 @@
         }
         item.state = v.state;
         item.hosts = v.hosts;
+        item.history.push([now, v.rate, v.open]);
+        while (item.history.length && item.history[0][0] < now - HISTORY_MS) item.history.shift();
+      },
+      update(card, v, item, now) {
+        card.setBreakable('keys', v.keys);
+        card.set('hosts', v.hosts > 1 ? `${hostsText(v.hosts)}, ${one(v.ratePerHost)}/s each` : hostsText(1));
+        card.set('rate', one(v.rate));
+        card.set('errorPct', one(v.errorPct));
+        card.attr('errorClass', card.fields.errorPct, 'class', `big${v.errorPct >= 50 ? ' bad' : v.errorPct >= 10 ? ' warn' : ''}`);
+        card.attr('radius', card.circle, 'r', String(v.radius));
+        card.attr('colour', card.circle, 'fill', v.colour);
+        card.set('state', v.state);
         card.set('since', item.changedAt ? `${v.state} since ${clock(item.changedAt)}` : '');
         for (const c of ['open', 'partial', 'forced-open', 'forced-closed']) card.flag(c, v.stateClass === c);
         for (const k of ['success', 'shortCircuited', 'badRequest', 'timeout', 'rejected', 'failure',
           'p50', 'p90', 'p99', 'p995', 'mean']) card.set(k, int(v[k]));
-        item.history.push([now, v.rate, v.open]);
-        while (item.history.length && item.history[0][0] < now - HISTORY_MS) item.history.shift();
-        drawSpark(card.spark, item.history, now);
+        drawSpark(card.sparkCtx, item.history, now);
       },
     },
     HystrixThreadPool: {
@@ -242,13 +359,18 @@
       build(card) {
         card.sub();
         card.headline(['rate', 'executions/s']);
-        card.list('c3', [['active', 'Active'], ['queued', 'Queued'], ['poolSize', 'Pool size'],
-          ['maxActive', 'Max active'], ['executions', 'Executions'], ['rejections', 'Rejections']]);
+        card.list('pool', [['active', 'Active'], ['queued', 'Queued'], ['rejections', 'Rejections'],
+          ['poolSize', 'Pool size'], ['coreSize', 'Core size', 'coreSize: the threads kept (summed over hosts)'],
+          ['maximumSize', 'Maximum size', 'maximumSize: the most threads (summed over hosts)'],
+          ['maxActive', 'Max active'], ['executions', 'Executions'],
+          ['queueThreshold', 'Queue limit', 'queueSizeRejectionThreshold, per host: a task that finds this many ' +
+            'queued is rejected (in a pool with a queue, maxQueueSize > 0)']]);
       },
       update(card, v) {
         card.set('hosts', hostsText(v.hosts));
         card.set('rate', one(v.rate));
-        for (const k of ['active', 'queued', 'poolSize', 'maxActive', 'executions', 'rejections']) card.set(k, int(v[k]));
+        for (const k of ['active', 'queued', 'rejections', 'poolSize', 'coreSize', 'maximumSize', 'maxActive',
+          'executions', 'queueThreshold']) card.set(k, int(v[k]));
       },
     },
     HystrixCollapser: {
@@ -256,7 +378,7 @@
       build(card) {
         card.sub();
         card.headline(['perBatch', 'requests per batch']);
-        card.list('c3', [['batches', 'Batches'], ['requests', 'Requests'], ['p99Batch', 'p99 batch'],
+        card.list('collapser', [['batches', 'Batches'], ['requests', 'Requests'], ['p99Batch', 'p99 batch'],
           ['fromCache', 'From cache']]);
       },
       update(card, v) {
@@ -267,9 +389,8 @@
     },
   };
 
-  function drawSpark(canvas, history, now) {
-    const ctx = canvas.getContext('2d');
-    const w = canvas.width, h = canvas.height;
+  function drawSpark(ctx, history, now) {
+    const w = ctx.canvas.width, h = ctx.canvas.height;
     ctx.clearRect(0, 0, w, h);
     const x = (t) => ((t - now + HISTORY_MS) / HISTORY_MS) * w;
     let top = 1;
@@ -293,15 +414,28 @@
 
   // ---- Model: one item per kind and name, with the latest frame of each stream ----
 
-  const items = new Map(); // "type\u0000name" -> item
-  const dirty = new Set();
+  const items = new Map();   // "type\u0000name" -> item
+  const byCard = new Map();  // card element -> item
+  const dirty = new Set();   // items with new frames (or frames to age out)
+  const show = new Set();    // items on screen whose card is behind their model
   const sections = {};
   let filter = '';
   let sortMode = 'errorVolume';
   let lastSort = 0;
   let needSort = true;
   let scheduled = false;
-  const stats = { frames: 0, badFrames: 0, renders: 0, renderMs: 0, maxRenderMs: 0, lastRenderMs: 0 };
+  const stats = { frames: 0, badFrames: 0, renders: 0, renderMs: 0, maxRenderMs: 0, lastRenderMs: 0,
+    writes: 0, maxWrites: 0 };
+
+  // screen tells which cards are on screen or near it: only those are written.
+  const screen = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const item = byCard.get(e.target);
+      item.onScreen = e.isIntersecting;
+      if (item.onScreen && item.behind) show.add(item);
+    }
+    if (show.size) schedule();
+  }, { rootMargin: `${SCREEN_MARGIN} 0px` });
 
   function receive(stream, data) {
     stats.frames++;
@@ -318,7 +452,8 @@
     const key = `${f.type}\u0000${f.name}`;
     let item = items.get(key);
     if (!item) {
-      item = { kind, name: f.name, frames: new Map(), history: [], state: undefined, hosts: 0, changedAt: 0 };
+      item = { kind, name: f.name, frames: new Map(), history: [], state: undefined, hosts: 0, changedAt: 0,
+        onScreen: false, behind: false, stale: false };
       items.set(key, item);
     }
     item.frames.set(stream, { f, at: Date.now() });
@@ -333,36 +468,63 @@
     }
   }
 
+  // render brings every item with new frames up to date, then writes the cards on screen.
   function render() {
     scheduled = false;
     const t0 = performance.now();
     const now = Date.now();
     for (const item of dirty) {
-      const frames = [];
-      for (const [stream, e] of item.frames) {
-        if (e.at < now - STALE_MS) item.frames.delete(stream); else frames.push(e.f);
-      }
-      if (!item.card) {
-        item.card = new Card(item.kind.section === 'circuits' ? 'circuit' : item.kind.section.slice(0, -1), item.name);
-        item.kind.build(item.card);
-        sections[item.kind.section].cards.append(item.card.root);
-        needSort = true;
-      }
-      item.card.flag('stale', frames.length === 0);
-      if (frames.length) {
-        item.view = item.kind.view(sumFrames(frames));
-        item.kind.update(item.card, item.view, item, now);
-        item.card.root.hidden = !matches(item);
-      }
-      item.card.flag('changed', item.changedAt > now - CHANGED_MS);
+      refresh(item, now);
+      if (item.onScreen) show.add(item); else item.behind = true;
     }
     dirty.clear();
+    let writes = 0;
+    for (const item of show) {
+      if (item.view) {
+        write(item, now);
+        writes++;
+      }
+    }
+    show.clear();
     if (needSort || now - lastSort >= RESORT_MS) sortCards(now);
     const ms = performance.now() - t0;
     stats.renders++;
     stats.renderMs += ms;
     stats.lastRenderMs = ms;
     stats.maxRenderMs = Math.max(stats.maxRenderMs, ms);
+    stats.writes += writes;
+    stats.maxWrites = Math.max(stats.maxWrites, writes);
+  }
+
+  // refresh sums an item's fresh frames into its view, making its card the first time.
+  function refresh(item, now) {
+    const frames = [];
+    for (const [stream, e] of item.frames) {
+      if (e.at < now - STALE_MS) item.frames.delete(stream); else frames.push(e.f);
+    }
+    if (!item.card) {
+      item.card = new Card(item.kind.section === 'circuits' ? 'circuit' : item.kind.section.slice(0, -1), item.name);
+      item.kind.build(item.card);
+      byCard.set(item.card.root, item);
+      sections[item.kind.section].cards.append(item.card.root);
+      screen.observe(item.card.root);
+      needSort = true;
+    }
+    item.stale = frames.length === 0;
+    if (frames.length) {
+      item.view = item.kind.view(sumFrames(frames));
+      if (item.kind.track) item.kind.track(item, item.view, now);
+      const hidden = !matches(item);
+      if (item.card.root.hidden !== hidden) item.card.root.hidden = hidden;
+    }
+  }
+
+  // write brings an item's card up to its model.
+  function write(item, now) {
+    item.behind = false;
+    item.card.flag('stale', item.stale);
+    item.card.flag('changed', item.changedAt > now - CHANGED_MS);
+    item.kind.update(item.card, item.view, item, now);
   }
 
   function matches(item) {
@@ -386,9 +548,15 @@
       const list = [...items.values()].filter((i) => i.kind.section === id && i.card && i.view);
       const order = id === 'circuits' ? sorts[sortMode] : sortMode === 'name' ? byName : sorts.volume;
       list.sort(order);
-      const nodes = s.cards.children;
-      if (list.some((item, i) => nodes[i] !== item.card.root)) {
-        for (const item of list) s.cards.append(item.card.root);
+      // From the last card up, a card moves only when the one after it is not the right one:
+      // a card that changed places moves, the others stay (and keep their layout).
+      let next = null;
+      for (let i = list.length - 1; i >= 0; i--) {
+        const node = list[i].card.root;
+        if (node.nextElementSibling !== next) {
+          s.cards.insertBefore(node, next);
+        }
+        next = node;
       }
       const shown = list.filter(matches).length;
       s.count.textContent = shown === list.length ? `(${list.length})` : `(${shown} of ${list.length})`;
@@ -480,15 +648,20 @@
     setInterval(() => {
       const now = Date.now();
       for (const item of items.values()) {
-        const quiet = [...item.frames.values()].some((e) => e.at < now - STALE_MS);
-        const highlighted = item.card && item.card.root.classList.contains('changed');
-        if (quiet || (highlighted && item.changedAt <= now - CHANGED_MS)) dirty.add(item);
+        let quiet = false;
+        for (const e of item.frames.values()) quiet ||= e.at < now - STALE_MS;
+        if (quiet) {
+          dirty.add(item);
+        } else if (item.onScreen && item.changedAt && item.changedAt <= now - CHANGED_MS
+          && item.card.root.classList.contains('changed')) {
+          show.add(item);
+        }
       }
-      if (dirty.size) schedule();
+      if (dirty.size || show.size) schedule();
     }, 1000);
   }
 
   // The pure functions and counters, for tests and for the console.
-  window.rxhystrixDashboard = { sumFrames, circuitView, poolView, collapserView, stats };
+  window.rxhystrixDashboard = { sumFrames, circuitView, poolView, collapserView, circleRadius, healthColour, stats };
   start();
 })();

@@ -69,6 +69,18 @@ func (o *Output) Tail(n int) string {
 	return b.String()
 }
 
+// Lines returns the complete lines kept, oldest first (the first may be cut when the
+// start of the output is gone).
+func (o *Output) Lines() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	text := string(o.buf)
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		return strings.Split(text[:i], "\n")
+	}
+	return nil
+}
+
 // find returns the submatches of the first match of re in what is kept, or nil and a
 // channel that the next write closes.
 func (o *Output) find(re *regexp.Regexp) ([]string, <-chan struct{}) {
@@ -188,6 +200,9 @@ func (p *Process) Await(re *regexp.Regexp, limit time.Duration) ([]string, error
 		}
 	}
 }
+
+// Lines returns the complete lines the process printed, as far as they are kept (Output).
+func (p *Process) Lines() []string { return p.out.Lines() }
 
 // Printed reports whether the output kept matches re.
 func (p *Process) Printed(re *regexp.Regexp) bool {
