@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -54,4 +55,18 @@ func TestCancelledCommandWithoutCacheSlotCountsOneCancel(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A command run inside another's run gets the outer run's context, whose deadline is on
+// the runtime's clock (here a fake one, long before the wall clock): the inner command's
+// failure is a FAILURE, not a caller that gave up because the wall clock passed it.
+func TestANestedCommandsFailureIsNotTheCallerLeaving(t *testing.T) {
+	e := newEnv(t)
+	var inner *Command[string]
+	_, err := New(e.setter("Outer"), func(ctx context.Context) (string, error) {
+		inner = New(e.setter("Inner"), failing(errBoom)).WithFallback(fallbackValue("fb"))
+		return inner.Execute(ctx)
+	}).Execute(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, ev(metrics.Failure, metrics.FallbackSuccess), inner.ExecutionEvents())
 }

@@ -225,11 +225,7 @@ func (x *execution) callerGone(err error) bool {
 	if x.parent.Err() != nil {
 		return true
 	}
-	if err == nil {
-		return false
-	}
-	d, ok := x.parent.Deadline()
-	return ok && !time.Now().Before(d)
+	return err != nil && deadlinePassed(x.parent)
 }
 
 // cancelErr is the error a cancelled caller gets: its context's, or DeadlineExceeded for
@@ -238,7 +234,7 @@ func (x *execution) cancelErr() error {
 	if err := x.parent.Err(); err != nil {
 		return err
 	}
-	if d, ok := x.parent.Deadline(); ok && !time.Now().Before(d) {
+	if deadlinePassed(x.parent) {
 		return context.DeadlineExceeded
 	}
 	return context.Canceled

@@ -167,7 +167,33 @@ func (c *runCtx) Err() error {
 }
 
 // Value returns the caller's value for key (request context, tracing, ...).
-func (c *runCtx) Value(key any) any { return c.a().x.parent.Value(key) }
+func (c *runCtx) Value(key any) any {
+	if key == (attemptKey{}) {
+		return c.a()
+	}
+	return c.a().x.parent.Value(key)
+}
+
+// attemptKey finds, through the contexts derived from it, the run context whose attempt
+// a context's values come from (deadlinePassed).
+type attemptKey struct{}
+
+// deadlinePassed reports whether ctx's deadline has passed, read on the clock it was set
+// on: a command's run context (or a context derived from it) keeps its deadline on its
+// runtime's clock, which a test may have replaced; any other deadline is the wall clock's.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return false
+	}
+	now := time.Now()
+	if a, own := ctx.Value(attemptKey{}).(*attempt); own {
+		if ad, ok := (*runCtx)(a).Deadline(); ok && ad.Equal(d) {
+			now = a.x.ks.rt.clk.Now()
+		}
+	}
+	return !now.Before(d)
+}
 
 // String names the context for debugging.
 func (c *runCtx) String() string { return "command.runContext" }
