@@ -80,8 +80,8 @@ func (o *outcome) result(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
 		return o.business
-	case !o.fellBack && o.failed != nil && errors.Is(err, o.failed):
-		return o.failed
+	case !o.fellBack && o.failed != nil && errors.As(err, &ce) && ce.Type != command.Timeout && errors.Is(ce.Cause, o.failed):
+		return o.failed // (a TIMEOUT matches context.DeadlineExceeded: it is not the RPC's own error)
 	case errors.As(err, &ce):
 		if pe := panicOf(ce); pe != nil {
 			slog.ErrorContext(ctx, "hystrixgrpc: panic", "method", o.method, "panic", pe.Value, "stack", string(pe.Stack))
