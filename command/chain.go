@@ -40,9 +40,10 @@ type next = *link
 // link is one stage of a chain variant and the link of the stage inside it (nil for the
 // innermost).
 type link struct {
-	step step
-	wrap wrapper
-	next *link
+	step  step
+	wrap  wrapper
+	next  *link
+	waits bool // a stage from this one inward implements waiting
 }
 
 // maxSteps bounds the steps one link.run enters, and maxStages the stages of a chain
@@ -142,8 +143,9 @@ var layout = []stage{
 type chain struct {
 	situational []situational // the chain's situational stages, outermost first
 	variants    []*link       // the stages, without situational stage i unless bit i is set
-	waits       bool          // a stage implements waiting
 }
+
+
 
 // stagesOf returns the stages of the layout a key of shape k uses, outermost first.
 func stagesOf(k shape) (stages [maxStages]stage) {
@@ -174,8 +176,6 @@ func newChain(stages [maxStages]stage) *chain {
 		if sit, ok := s.(situational); ok {
 			c.situational = append(c.situational, sit)
 		}
-		_, w := s.(waiting)
-		c.waits = c.waits || w
 	}
 	c.variants = make([]*link, 1<<len(c.situational))
 	for mask := range c.variants {
@@ -185,6 +185,8 @@ func newChain(stages [maxStages]stage) *chain {
 				l := &link{next: c.variants[mask]}
 				l.step, _ = s.(step)
 				l.wrap, _ = s.(wrapper)
+				_, l.waits = s.(waiting)
+				l.waits = l.waits || l.next != nil && l.next.waits
 				c.variants[mask] = l
 			}
 		}

@@ -29,14 +29,6 @@ type Command[T any] struct {
 	doors atomic.Pointer[outcomes[T]] // made by Queue, Observe or a request-cache slot
 }
 
-// outcomes is what the front doors that do not wait, and request-cache hits, read the
-// outcome from: Queue's future (also Observe's source and the hits' wait) and Observe's
-// observable. Execute does without, so a Command that only executes is smaller.
-type outcomes[T any] struct {
-	fut observable.Future[T]
-	hot hot[T]
-}
-
 // outcomes returns the Command's outcomes, making them on first use.
 func (c *Command[T]) outcomes() *outcomes[T] {
 	if o := c.doors.Load(); o != nil {
@@ -137,16 +129,16 @@ func (c *Command[T]) Queue(ctx context.Context) (*observable.Future[T], error) {
 // same observable; after another door executed the command, Observe returns an observable
 // of the BAD_REQUEST_EXCEPTION.
 func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
-	o := c.outcomes()
-	h := o.hot.of(&o.fut)
-	if err := c.claim(doorObserve); err != nil {
-		if c.door.Load() == doorObserve {
-			return h
-		}
-		return observable.Error(err)
+	err := c.claim(doorObserve)
+	switch {
+	case err == nil:
+		o := c.outcomes().hot(true) // ready before the command runs: a concurrent Observe waits for no run
+		c.start(ctx)
+		return o
+	case c.door.Load() == doorObserve:
+		return c.outcomes().hot(false)
 	}
-	c.start(ctx)
-	return h
+	return observable.Error(err)
 }
 
 // ToObservable returns a cold observable: each subscription executes the command with

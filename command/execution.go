@@ -24,16 +24,20 @@ type execution struct {
 	// markCollapsed, begin); read-only afterwards, except parent, which onStart may
 	// replace before any attempt starts.
 	ks       *keyState
-	body     body   // the Command or Stream: the user code at both ends of the chain
-	chain    *chain // the key's chain when the execution began
-	stages   *link  // the variant of chain the execution runs (chain.stagesFor)
-	rare     *rare  // what few executions use: nil on the common path
+	body     body  // the Command or Stream: the user code at both ends of the chain
+	stages   *link // the variant of the key's chain the execution runs (chain.stagesFor)
+	rare     *rare // what few executions use: nil on the common path
 	parent   context.Context
-	quit     chan struct{} // closed by cancel (Future.Cancel); nil for a door that waits itself
-	detached chan struct{} // closed when an asynchronous door's caller may go (driveAsync)
-
+	async    *async              // a door that does not wait, running a chain that may (driveAsync)
 	hook     hooks.ExecutionHook // nil while the registry holds the no-op hook (open)
 	notifies bool                // the event notifier is not the no-op one (open)
+
+	// Written on the goroutine that drives the chain, each by the stage named.
+	timed     bool          // start is set
+	outer     uint32        // the execution's own events, not its attempts' (addEvent)
+	start     time.Duration // timeout (or a cache hit): when the command's clock started, as an offset from the runtime's base
+	failedErr error         // fallback: why the primary path failed (FailedExecutionError)
+	err       error         // terminal: what the caller gets (ExecutionError)
 
 	// Atomics any goroutine may read at any time (accessors, the request log, cancel).
 	door    atomic.Uint32 // doorIdle, then the door that began the execution (single use)
@@ -41,18 +45,18 @@ type execution struct {
 	emits   atomic.Int32  // EMIT count (a stream's values)
 	fbEmits atomic.Int32  // FALLBACK_EMIT count
 	total   atomic.Int64  // total latency in ns plus one; 0 until the terminal event
-	quitted atomic.Bool   // cancel closed quit
-
-	// Written on the goroutine that drives the chain, each by the stage named.
-	start      time.Duration // timeout (or a cache hit): when the command's clock started, as an offset from the runtime's base
-	timed      bool          // start is set
-	outer      uint32        // the execution's own events, not its attempts' (addEvent)
-	failedErr  error         // fallback: why the primary path failed (FailedExecutionError)
-	err        error         // terminal: what the caller gets (ExecutionError)
-	isDetached bool          // detach: detached is closed
 
 	first attempt  // the first attempt
 	last  *attempt // the last attempt when there were several (lastAttempt); nil: first
+}
+
+// async is what a door that does not wait (Queue, Observe) adds when its chain may wait
+// for another goroutine (driveAsync).
+type async struct {
+	quit     chan struct{} // closed by cancel (Future.Cancel)
+	quitted  atomic.Bool   // quit is closed
+	detached chan struct{} // closed when the door's caller may go (detach)
+	isDone   bool          // detached is closed (the driving goroutine's)
 }
 
 // rare holds what few executions use.
@@ -125,7 +129,6 @@ func (x *execution) begin(ctx context.Context) error {
 		return x.badRequest(err)
 	}
 	x.parent = ctx
-	x.chain = x.ks.currentChain()
 	rc := cache.FromContext(ctx)
 	if rc != nil && x.ks.props.RequestLogEnabled.Get() {
 		rc.Log().Add(x)
@@ -134,7 +137,7 @@ func (x *execution) begin(ctx context.Context) error {
 		return err
 	}
 	x.open()
-	x.stages = x.chain.stagesFor(x)
+	x.stages = x.ks.currentChain().stagesFor(x)
 	return nil
 }
 
@@ -158,11 +161,11 @@ func (x *execution) open() {
 // stage starts waiting (wait): what must be known when the door returns (a short circuit,
 // a rejection) is known by then.
 func (x *execution) driveAsync() {
-	if !x.chain.waits && (x.rare == nil || x.rare.flight == nil) {
+	if !x.stages.waits && (x.rare == nil || x.rare.flight == nil) {
 		x.body.settled(x, x.drive())
 		return
 	}
-	x.quit, x.detached = make(chan struct{}), make(chan struct{})
+	x.async = &async{quit: make(chan struct{}), detached: make(chan struct{})}
 	go func() {
 		var v verdict // aborted, unless drive returns
 		defer func() {
@@ -171,15 +174,15 @@ func (x *execution) driveAsync() {
 		}()
 		v = x.drive()
 	}()
-	<-x.detached
+	<-x.async.detached
 }
 
 // detach lets an asynchronous door's caller go (driveAsync); it is a no-op for a door
 // that waits itself.
 func (x *execution) detach() {
-	if x.detached != nil && !x.isDetached {
-		x.isDetached = true
-		close(x.detached)
+	if d := x.async; d != nil && !d.isDone {
+		d.isDone = true
+		close(d.detached)
 	}
 }
 
@@ -188,11 +191,15 @@ func (x *execution) detach() {
 // another goroutine waits here: an asynchronous door's caller is let go first.
 func (x *execution) wait(ch <-chan struct{}) bool {
 	x.detach()
+	var quit chan struct{}
+	if x.async != nil {
+		quit = x.async.quit
+	}
 	select {
 	case <-ch:
 		return true
 	case <-x.parent.Done():
-	case <-x.quit:
+	case <-quit:
 	}
 	select { // both happened: what ch stands for wins
 	case <-ch:
@@ -206,8 +213,8 @@ func (x *execution) wait(ch <-chan struct{}) bool {
 // waiting for it stops waiting and the execution ends CANCELLED, unless its outcome is
 // decided first.
 func (x *execution) cancel() {
-	if x.quit != nil && x.quitted.CompareAndSwap(false, true) {
-		close(x.quit)
+	if d := x.async; d != nil && d.quitted.CompareAndSwap(false, true) {
+		close(d.quit)
 	}
 }
 

@@ -2,50 +2,57 @@ package command
 
 import (
 	"context"
-	"sync"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/reactivex/rxgo/v2"
 
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// hot is the observable Command.Observe returns: it replays the command's outcome, read
-// from the command's future, to every subscriber. Observe, once the outcome is known (at
-// once under SEMAPHORE isolation), hands out a channel that already holds the item, with
-// no goroutine (RxJava's scalar fusion); before that, and for every operator chained on it
-// (Map, ...), the embedded rxgo.Defer observable waits for the outcome on a producer
-// goroutine of the subscription, as any rxgo observable does.
-type hot[T any] struct {
+// outcomes is what the front doors that do not wait, and request-cache hits, read the
+// outcome from: Queue's future (also the hits' wait), and the observable Observe returns,
+// which is the outcomes themselves: it replays the future's outcome to every subscriber.
+// Observe, once the outcome is known (at once under SEMAPHORE isolation), hands out a
+// channel that already holds the item, with no goroutine (RxJava's scalar fusion); before
+// that, and for every operator chained on it (Map, ...), the embedded rxgo.Defer observable
+// waits for the outcome on a producer goroutine of the subscription, as any rxgo
+// observable does. Execute does without, so a Command that only executes is smaller.
+type outcomes[T any] struct {
+	fut observable.Future[T]
 	rxgo.Observable
-	fut       *observable.Future[T]
 	producers [1]rxgo.Producer
-	once      sync.Once
+	ready     atomic.Bool // the observable is made (hot)
 }
 
-// of returns h as the observable of fut, made ready by the first call.
-func (h *hot[T]) of(fut *observable.Future[T]) *hot[T] {
-	h.once.Do(func() {
-		h.fut = fut
-		h.producers[0] = h.produce
-		h.Observable = rxgo.Defer(h.producers[:])
-	})
-	return h
+// hot returns the outcomes as Observe's observable, made by the first Observe (won, the
+// one that claimed the command) while any other waits for it.
+func (o *outcomes[T]) hot(won bool) *outcomes[T] {
+	if won {
+		o.producers[0] = o.produce
+		o.Observable = rxgo.Defer(o.producers[:])
+		o.ready.Store(true)
+	}
+	for !o.ready.Load() { // a concurrent Observe, for the few instructions above
+		runtime.Gosched()
+	}
+	return o
 }
 
 // Observe subscribes: a ready outcome comes in a buffered channel, with no goroutine.
-func (h *hot[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
-	if !h.fut.Ready() {
-		return h.Observable.Observe(opts...)
+func (o *outcomes[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
+	if !o.fut.Ready() {
+		return o.Observable.Observe(opts...)
 	}
 	ch := make(chan rxgo.Item, 1)
-	ch <- item(h.fut.Get(context.Background()))
+	ch <- item(o.fut.Get(context.Background()))
 	close(ch)
 	return ch
 }
 
 // produce is the producer of a subscription made before the outcome was known.
-func (h *hot[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
-	sendOutcome(ctx, next, h.fut.Get)
+func (o *outcomes[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
+	sendOutcome(ctx, next, o.fut.Get)
 }
 
 // item is the rxgo item of an outcome.

@@ -15,7 +15,7 @@ import (
 type runState struct {
 	mu        sync.Mutex
 	done      chan struct{} // made by Done
-	after     []*afterFunc  // registered by AfterFunc, called when the context ends
+	after     *afterFunc    // registered by AfterFunc, called when the context ends (a list)
 	err       uint8         // why the context ended (errNone, errCanceled, errDeadline)
 	interrupt bool          // the timeout ends this context (interruptOnTimeout; always for streams)
 	lazy      bool          // the deadline joins the key's queue only when Done is asked for
@@ -27,6 +27,7 @@ type runState struct {
 type afterFunc struct {
 	f    func()
 	used atomic.Bool
+	next *afterFunc
 }
 
 // Reasons a run context ended: context.Context.Err only ever returns context.Canceled or
@@ -99,7 +100,7 @@ func (c *runCtx) AfterFunc(f func()) (stop func() bool) {
 		af.used.Store(true)
 		go f()
 	} else {
-		a.rc.after = append(a.rc.after, af)
+		af.next, a.rc.after = a.rc.after, af
 		a.watchLocked()
 	}
 	return func() bool { return af.used.CompareAndSwap(false, true) }
@@ -218,7 +219,7 @@ func (a *attempt) rcCancelLocked(err error) {
 	if a.rc.done != nil {
 		close(a.rc.done)
 	}
-	for _, af := range a.rc.after {
+	for af := a.rc.after; af != nil; af = af.next {
 		if af.used.CompareAndSwap(false, true) {
 			go af.f()
 		}

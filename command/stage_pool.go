@@ -23,10 +23,13 @@ func (threadPool) forKey(k shape) (stage, bool) { return threadPool{}, k.iso == 
 
 func (threadPool) waits() {}
 
-// thread is what a THREAD attempt adds: the pool goroutine's state (Hystrix's
-// ThreadState), guarded by mu.
+// thread is what a THREAD attempt adds, made by the timeout stage as the attempt starts:
+// the channel its caller waits on for the race's winner (won, closed by settle once v is
+// written), and the pool goroutine's state (Hystrix's ThreadState), guarded by mu.
 type thread struct {
-	tp      *metrics.ThreadPoolMetrics
+	won     chan struct{}
+	v       verdict
+	tp      *metrics.ThreadPoolMetrics // the pool's metrics, once the pool stage has the pool
 	mu      sync.Mutex
 	state   uint8         // threadQueued, threadStarted or threadEnded
 	running bool          // the run is on the worker and has not returned
@@ -44,7 +47,7 @@ const (
 func (threadPool) run(x *execution, a *attempt, next next) verdict {
 	pool, tp, err := x.ks.threadPool()
 	if err == nil {
-		a.thread = &thread{tp: tp}
+		a.thread.tp = tp
 		err = pool.Submit(func() { a.work(next) })
 	}
 	if err != nil {
@@ -76,7 +79,7 @@ func (a *attempt) work(next next) {
 		a.thread.mu.Unlock()
 		switch a.race.phase.Load() {
 		case raceRun, raceRecorded: // the run's side won: it hands its verdict over
-			a.race.settle(v)
+			a.settle(v)
 		}
 	}()
 	v = next.run(a.x, a)

@@ -107,7 +107,7 @@ func (x *execution) record(a *attempt, events uint32, total time.Duration) (exec
 		latency = a.runLatency()
 	}
 	counts := x.counts(events)
-	if t := a.thread; t != nil {
+	if t := a.thread; t != nil && t.tp != nil {
 		t.record(counts, executed, latency, total)
 	}
 	x.ks.metrics.MarkComplete(metrics.NewExecutionResult(counts, executed, a.thread != nil, latency, total))

@@ -50,7 +50,10 @@ func (a *attempt) startClock(waited bool) {
 		a.rc.interrupt = p.InterruptOnTimeout.Get() || x.body.streams()
 		a.rc.lazy = !waited
 	}
-	a.race.open(waited)
+	if waited { // the caller will wait for the race's winner: the timer must be able to wake it
+		a.thread = &thread{won: make(chan struct{})}
+	}
+	a.race.open()
 	if waited && a.timeout > 0 {
 		x.ks.deadlines.add(a, a.start+a.timeout)
 	}
@@ -73,12 +76,8 @@ func (a *attempt) overdue(now time.Duration) bool {
 // isolation refused it), the timer (the deadline passed) or the caller (it left). The
 // timeout stage opens it; each side claims it with its one intent (runEnded, timerFired,
 // callerLeft), and only the winner writes the outcome. When a goroutine waits for the
-// winner (await) the winner hands it its verdict (settle).
-type race struct {
-	phase atomic.Uint32
-	won   chan struct{} // made at open for a waited race; closed by settle
-	v     verdict       // the winner's verdict, written by settle before won is closed
-}
+// winner (await: THREAD isolation) the winner hands it its verdict (settle).
+type race struct{ phase atomic.Uint32 }
 
 // Phases of a race.
 const (
@@ -90,13 +89,8 @@ const (
 	raceCaller                 // the caller won
 )
 
-// open starts the race; waited makes the channel a waiter reads the winner from.
-func (r *race) open(waited bool) {
-	if waited {
-		r.won = make(chan struct{})
-	}
-	r.phase.Store(raceOpen)
-}
+// open starts the race.
+func (r *race) open() { r.phase.Store(raceOpen) }
 
 // running reports whether the race is open: nobody has claimed it yet.
 func (r *race) running() bool { return r.phase.Load() == raceOpen }
@@ -125,28 +119,29 @@ func (r *race) lost() verdict {
 	return verdict{kind: cancelled}
 }
 
-// settle hands the winner's verdict to the goroutine waiting for it, if any.
-func (r *race) settle(v verdict) {
-	if r.won != nil {
-		r.v = v
-		close(r.won)
+// settle hands the race winner's verdict to the goroutine waiting for it (THREAD
+// isolation: the attempt's thread holds the channel it waits on).
+func (a *attempt) settle(v verdict) {
+	if t := a.thread; t != nil {
+		t.v = v
+		close(t.won)
 	}
 }
 
-// await waits, for a waited race, until the winner settles it, or until the caller
-// leaves first (its context ends, or the execution is given up): then the caller claims
-// the race and the attempt ends CANCELLED.
+// await waits, for a race a goroutine waits on (THREAD isolation), until the winner
+// settles it, or until the caller leaves first (its context ends, or the execution is
+// given up): then the caller claims the race and the attempt ends CANCELLED.
 func (a *attempt) await() verdict {
-	x := a.x
-	if x.wait(a.race.won) {
-		return a.race.v
+	x, t := a.x, a.thread
+	if x.wait(t.won) {
+		return t.v
 	}
 	if a.race.callerLeft() {
 		a.leave()
 		return verdict{kind: cancelled}
 	}
-	<-a.race.won
-	return a.race.v
+	<-t.won
+	return t.v
 }
 
 // leave ends the attempt for a caller that won the race by leaving: the run's context
@@ -176,7 +171,7 @@ func (a *attempt) expire() {
 	won := a.expireLocked()
 	a.rc.mu.Unlock()
 	if won {
-		a.race.settle(verdict{kind: timedOut})
+		a.settle(verdict{kind: timedOut})
 	}
 }
 
