@@ -145,8 +145,6 @@ type chain struct {
 	variants    []*link       // the stages, without situational stage i unless bit i is set
 }
 
-
-
 // stagesOf returns the stages of the layout a key of shape k uses, outermost first.
 func stagesOf(k shape) (stages [maxStages]stage) {
 	n := 0
