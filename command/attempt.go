@@ -92,11 +92,10 @@ func (a *attempt) runLatency() time.Duration {
 
 // ran reports whether run started (on a pool goroutine, as seen under its lock).
 func (a *attempt) ran() bool {
-	if t := a.thread; t != nil {
-		t.mu.Lock()
-		defer t.mu.Unlock()
+	if a.thread == nil {
+		return a.executed
 	}
-	return a.executed
+	return a.thread.ran(a)
 }
 
 // ctx returns the attempt's run context.

@@ -59,7 +59,11 @@ const (
 // due run with the verdict aborted.
 func (n *link) run(x *execution, a *attempt) verdict {
 	var d descent
-	defer d.unwind(x, a)
+	defer func() {
+		if !d.done {
+			d.unwind(x, a)
+		}
+	}()
 	v := d.in(n, x, a)
 	for d.k > 0 { // the exits, in this frame: an exit's callees run one frame less deep
 		d.k--
@@ -94,7 +98,7 @@ func (d *descent) in(n *link, x *execution, a *attempt) verdict {
 // through link.run.
 func (d *descent) unwind(x *execution, a *attempt) {
 	v := verdict{kind: aborted}
-	for !d.done && d.k > 0 {
+	for d.k > 0 {
 		d.k--
 		v = d.entered[d.k].step.exit(x, a, v)
 	}
@@ -110,13 +114,6 @@ type optional interface {
 // pool, a retry's backoff): a door that must not block (Queue, Observe) runs a chain with
 // such a stage on a goroutine of its own (execution.driveAsync).
 type waiting interface{ waits() }
-
-// situational is implemented by a stage that some executions of a key do not need (the
-// request cache for a command without a cache key, onStart while no hook is set):
-// neededBy reports, once the execution has begun, whether x needs it. A chain keeps its
-// stages in a variant for each combination of them, so an execution pays nothing, not even
-// a frame of stack, for such a stage it does not need.
-type situational interface{ neededBy(x *execution) bool }
 
 // shape is what a key's chain is assembled from: its properties as they are now.
 type shape struct {
@@ -136,13 +133,6 @@ var layout = []stage{
 	timeout{},
 	threadPool{},
 	run{},
-}
-
-// chain is a chain of stages, outermost first, with its variants (see situational).
-// Keys whose properties ask for the same stages share one (Runtime.chainOf).
-type chain struct {
-	situational []situational // the chain's situational stages, outermost first
-	variants    []*link       // the stages, without situational stage i unless bit i is set
 }
 
 // stagesOf returns the stages of the layout a key of shape k uses, outermost first.
@@ -165,52 +155,30 @@ func stagesOf(k shape) (stages [maxStages]stage) {
 	return stages
 }
 
-// newChain links stages (outermost first, up to the first nil) into a chain and its
-// variants.
-func newChain(stages [maxStages]stage) *chain {
-	c := &chain{}
-	all := stages[:slices.Index(stages[:], stage(nil))]
-	for _, s := range all {
-		if sit, ok := s.(situational); ok {
-			c.situational = append(c.situational, sit)
-		}
-	}
-	c.variants = make([]*link, 1<<len(c.situational))
-	for mask := range c.variants {
-		for _, s := range slices.Backward(all) {
-			i := slices.IndexFunc(c.situational, func(sit situational) bool { return any(sit) == s })
-			if i < 0 || mask&(1<<i) != 0 {
-				l := &link{next: c.variants[mask]}
-				l.step, _ = s.(step)
-				l.wrap, _ = s.(wrapper)
-				_, l.waits = s.(waiting)
-				l.waits = l.waits || l.next != nil && l.next.waits
-				c.variants[mask] = l
-			}
-		}
+// newChain links stages (outermost first, up to the first nil) into a chain and returns its
+// outermost link.
+func newChain(stages [maxStages]stage) *link {
+	var c *link
+	for _, s := range slices.Backward(stages[:slices.Index(stages[:], stage(nil))]) {
+		l := &link{next: c}
+		l.step, _ = s.(step)
+		l.wrap, _ = s.(wrapper)
+		_, l.waits = s.(waiting)
+		l.waits = l.waits || c != nil && c.waits
+		c = l
 	}
 	return c
 }
 
-// chainOf returns the runtime's chain of stages, made on first use: the keys of a runtime
-// share the few chains their properties ask for, so a key costs no chain of its own.
-func (r *Runtime) chainOf(stages [maxStages]stage) *chain {
+// chainOf returns the runtime's chain of stages (its outermost link), made on first use:
+// the keys of a runtime share the few chains their properties ask for, so a key costs no
+// chain of its own.
+func (r *Runtime) chainOf(stages [maxStages]stage) *link {
 	if c, ok := r.chains.Load(stages); ok {
-		return c.(*chain)
+		return c.(*link)
 	}
 	c, _ := r.chains.LoadOrStore(stages, newChain(stages))
-	return c.(*chain)
-}
-
-// stagesFor returns the variant of the chain x needs (its outermost link).
-func (c *chain) stagesFor(x *execution) *link {
-	mask := 0
-	for i, s := range c.situational {
-		if s.neededBy(x) {
-			mask |= 1 << i
-		}
-	}
-	return c.variants[mask]
+	return c.(*link)
 }
 
 // drive runs x's chain for its first attempt on the current goroutine and returns the

@@ -52,9 +52,7 @@
 // and latency) is an attempt (attempt.go), the first embedded in the execution. The steps
 // run in one loop (link.run), so the stack an execution needs does not grow with the
 // stages: an execution fits the stack a new goroutine starts with (ToObservable's
-// subscription, a caller's own goroutine per call) and pays no stack growth. A stage some
-// executions do not need (the request cache without a cache key, onStart without a hook)
-// is left out of theirs.
+// subscription, a caller's own goroutine per call) and pays no stack growth.
 //
 // The chain runs on the caller's goroutine. Under SEMAPHORE isolation it never waits for
 // another goroutine: no goroutine, no channel, no rxgo operator on the path. Under THREAD

@@ -25,7 +25,7 @@ type execution struct {
 	// replace before any attempt starts.
 	ks       *keyState
 	body     body  // the Command or Stream: the user code at both ends of the chain
-	stages   *link // the variant of the key's chain the execution runs (chain.stagesFor)
+	stages   *link // the key's chain when the execution began
 	rare     *rare // what few executions use: nil on the common path
 	parent   context.Context
 	async    *async              // a door that does not wait, running a chain that may (driveAsync)
@@ -137,7 +137,7 @@ func (x *execution) begin(ctx context.Context) error {
 		return err
 	}
 	x.open()
-	x.stages = x.ks.currentChain().stagesFor(x)
+	x.stages = x.ks.currentChain()
 	return nil
 }
 

@@ -116,13 +116,13 @@ func streamOverrides(o config.Overrides) (config.Overrides, error) {
 
 // keyChain is the chain of a key's properties at one version of them.
 type keyChain struct {
-	*chain
+	chain   *link  // its outermost link
 	version uint64 // config.CommandProperties.Version the chain was picked at
 }
 
 // currentChain returns the key's chain, picked again when a property changed since it was
 // last picked (one atomic load and a compare when none did).
-func (ks *keyState) currentChain() *chain {
+func (ks *keyState) currentChain() *link {
 	version := ks.props.Version() // before the reads: a change during them picks again next time
 	if kc := ks.chain.Load(); kc != nil && kc.version == version {
 		return kc.chain

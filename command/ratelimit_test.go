@@ -97,7 +97,7 @@ func TestANewStageIsOneFileAndOneLine(t *testing.T) {
 		_, err := call("Free")
 		require.NoError(t, err, "a key the stage leaves out is not limited")
 	}
-	for l := e.key("Free").chain.Load().variants[0]; l != nil; l = l.next {
+	for l := e.key("Free").chain.Load().chain; l != nil; l = l.next {
 		_, limited := l.step.(tokenBucket)
 		assert.False(t, limited, "and its chain has no such stage")
 	}

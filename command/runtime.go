@@ -33,7 +33,7 @@ type Runtime struct {
 
 	mu     sync.Mutex // serialises resolving and forgetting keys
 	keys   sync.Map   // command key -> *keyState: one lock-free lookup per command
-	chains sync.Map   // [maxStages]stage -> *chain: the chains the keys' properties ask for (chainOf)
+	chains sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
 }
 
 // Option configures NewRuntime.

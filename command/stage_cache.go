@@ -13,29 +13,25 @@ import (
 // (hits) wait for it and replay its value or error with its events plus
 // RESPONSE_FROM_CACHE, calling only onCacheHit. The slot is taken by the front door
 // (takeCacheSlot), so that of queued duplicates the first queued runs. A key with
-// requestCache.enabled=false has no such stage, and an execution without a cache slot
-// skips it.
+// requestCache.enabled=false has no such stage.
 type requestCache struct{}
 
 func (requestCache) forKey(k shape) (stage, bool) {
 	return requestCache{}, k.props.RequestCacheEnabled.Get()
 }
 
-func (requestCache) neededBy(x *execution) bool {
-	return x.rare != nil && (x.rare.owner || x.rare.flight != nil)
-}
-
 func (requestCache) enter(x *execution, _ *attempt) (verdict, bool) {
-	r := x.rare
-	if r.owner {
-		return verdict{}, true
+	if r := x.rare; r != nil && r.flight != nil {
+		return x.hit(), false
 	}
-	return x.hit(), false
+	return verdict{}, true
 }
 
 func (requestCache) exit(x *execution, _ *attempt, v verdict) verdict {
-	x.rare.final = v
-	x.body.settled(x, v) // the hits waiting for this execution replay it now
+	if r := x.rare; r != nil && r.owner {
+		r.final = v
+		x.body.settled(x, v) // the hits waiting for this execution replay it now
+	}
 	return v
 }
 

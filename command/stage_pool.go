@@ -126,6 +126,13 @@ func (t *thread) record(counts metrics.EventCounts, executed bool, latency, tota
 	t.tp.MarkComplete(metrics.NewExecutionResult(counts, executed, true, latency, total))
 }
 
+// ran reports, under the thread's lock, whether a's run started on the pool goroutine.
+func (t *thread) ran(a *attempt) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return a.executed
+}
+
 // runGoingOn reports whether a run on a pool goroutine has started and not returned.
 func (a *attempt) runGoingOn() bool {
 	t := a.thread

@@ -125,14 +125,14 @@ func (x *execution) counts(events uint32) metrics.EventCounts {
 
 // onStart calls the onStart hook with the caller's context; the context it returns is the
 // execution's from then on. A failing hook fails the command fast: no fallback and no
-// effect on health, but a BAD_REQUEST in metrics so that it shows on the dashboard. An
-// execution that begins while no hook is set does without it.
+// effect on health, but a BAD_REQUEST in metrics so that it shows on the dashboard.
 type onStart struct{}
-
-func (onStart) neededBy(x *execution) bool { return x.hook != nil }
 
 func (onStart) enter(x *execution, _ *attempt) (verdict, bool) {
 	h := x.hook
+	if h == nil {
+		return verdict{}, true
+	}
 	err := x.ks.rt.hookErr(func() error {
 		ctx, err := h.OnStart(x.parent, x.ks.info)
 		if err == nil && ctx != nil {
