@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"testing"
 	"time"
 
@@ -84,6 +85,20 @@ func drain(t *testing.T, obs rxgo.Observable) ([]string, error) {
 	return values, err
 }
 
+// ranged collects the values of a Values sequence and its error.
+func ranged(seq iter.Seq2[string, error]) ([]string, error) {
+	var values []string
+	var err error
+	for v, e := range seq {
+		if e != nil {
+			err = e
+			continue
+		}
+		values = append(values, v)
+	}
+	return values, err
+}
+
 func doors() []door {
 	ctx := context.Background()
 	one := func(v string, err error) ([]string, error) {
@@ -131,18 +146,7 @@ func doors() []door {
 			<-errDone
 			return nil, nil
 		}},
-		{name: "Values", call: func(_ *testing.T, c *Command[string]) ([]string, error) {
-			var values []string
-			var err error
-			for v, e := range c.Values(ctx) {
-				if e != nil {
-					err = e
-					continue
-				}
-				values = append(values, v)
-			}
-			return values, err
-		}},
+		{name: "Values", call: func(_ *testing.T, c *Command[string]) ([]string, error) { return ranged(c.Values(ctx)) }},
 	}
 }
 
@@ -243,18 +247,7 @@ func TestEveryStreamScenarioThroughEveryDoor(t *testing.T) {
 			assert.Equal(t, err, err2)
 			return v, err
 		},
-		"Values": func(_ *testing.T, s *Stream[string]) ([]string, error) {
-			var values []string
-			var err error
-			for v, e := range s.Values(ctx) {
-				if e != nil {
-					err = e
-					continue
-				}
-				values = append(values, v)
-			}
-			return values, err
-		},
+		"Values": func(_ *testing.T, s *Stream[string]) ([]string, error) { return ranged(s.Values(ctx)) },
 	}
 	for _, sc := range streamScenarios() {
 		for name, d := range streamDoors {
