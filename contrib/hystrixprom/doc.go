@@ -58,11 +58,17 @@
 //
 // # Cardinality and cost
 //
-// Nothing is cached per key: each scrape lists the keys the registries hold now, so the
-// series of a key evicted for idleness disappear with it (only its breaker transition
-// counts are kept, and dropped on eviction). A command key has 23 series plus one per
-// other event type it has seen and one per breaker transition it has made (a key with
-// fallbacks: 24); a thread pool has 11, a collapser 8. A scrape reads atomics and
-// precomputed percentiles and creates nothing; executions do no work for the Collector. BenchmarkScrape measures a whole scrape of 1,000 such keys in 10 pools
-// (read, gather, encode, gzip): about 25 ms on 2 cores.
+// Each scrape lists the keys the registries hold now, so the series of a key evicted for
+// idleness disappear with it. A command key has 23 series plus one per other event type
+// it has seen and one per breaker transition it has made (a key with fallbacks: 24); a
+// thread pool has 11, a collapser 8. Executions do no work for the Collector.
+//
+// What the Collector keeps of a key is made at its first scrape: the label pairs of its
+// own labels (command, group, thread_pool) and, per label set of its series, a slice of
+// them in name order with the shared pairs of the other labels (event, percentile,
+// state, from, to: one pair per value for all keys). It is dropped at the first scrape
+// that no longer finds the key; the breaker transition counts go when the key is
+// evicted. A later scrape reads atomics and precomputed percentiles, sends series in the
+// order the registry sorts them into, and allocates its samples in one chunk per kind
+// (gauge, counter), sized from the scrape before: nothing per series.
 package hystrixprom
