@@ -61,7 +61,7 @@ type Tracer struct {
 	hooks.NoopHook
 	hooks.NoopNotifier
 	tracer trace.Tracer
-	keys   sync.Map // command key -> *keyAttributes
+	keys   sync.Map // command key -> *keyAttributes, one per key ever recorded (a few hundred bytes)
 }
 
 // NewTracer returns a Tracer whose spans come from tp.
