@@ -35,5 +35,26 @@
 // each collection, so executions do no work for it and an evicted key's data points
 // disappear with it. Latency percentiles are gauges because the library keeps rolling
 // histograms that it empties bucket by bucket, not cumulative ones (see
-// contrib/hystrixprom).
+// contrib/hystrixprom). Each key's attribute sets are made at its first collection.
+//
+// # Cost per execution
+//
+// Measured side by side in bench (BenchmarkTelemetry: Execute on a SEMAPHORE key whose
+// run answers, 1.08 us and 1 allocation without telemetry; medians of 6 runs on a 2-core
+// AMD EPYC shared with other jobs, go1.26.8, 2026-12-02):
+//
+//	Metrics (SDK, collected every second)     nothing measurable, no allocation
+//	Tracer, span sampled out                  +1.3 us, +3 allocations
+//	Tracer, span recorded (batch processor)   +5.1 us, +7 allocations
+//
+// Of a sampled-out execution's, 0.48 us and 1 allocation are the command's for having a
+// hook and a notifier at all (the benchmark's "hooks" lane: the hook calls, a third clock
+// read, the events handed to MarkCommandExecution), the rest is the SDK's non-recording
+// span and its context: the Tracer allocates nothing of its own there. A recorded one
+// adds the SDK's span (5 allocations with a batch processor) and the Tracer's execution
+// (1). A span per execution cannot be free with the SDK; the choice is how many
+// executions get one: a sampler such as
+// sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.01)) records 1 % of the traces and
+// leaves the others at the sampled-out cost, and Metrics alone (no Tracer) costs the
+// executions nothing.
 package hystrixotel

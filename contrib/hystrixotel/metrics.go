@@ -20,7 +20,7 @@ import (
 // collection; executions do no work for it. Counters are Int64ObservableCounters of the
 // library's cumulative counts; everything else is a Float64ObservableGauge.
 type Metrics struct {
-	r   *telemetry.Reader
+	r   *telemetry.Reader[[]metric.ObserveOption]
 	reg metric.Registration
 }
 
@@ -33,7 +33,6 @@ func RegisterMetrics(mp metric.MeterProvider, rt *command.Runtime) (*Metrics, er
 		gauges   [telemetry.NumMetrics]metric.Float64ObservableGauge
 		all      []metric.Observable
 		errs     []error
-		keys     [telemetry.NumMetrics][]attribute.Key
 	)
 	for i, m := range telemetry.Catalogue {
 		name := "hystrix." + m.Name
@@ -46,25 +45,17 @@ func RegisterMetrics(mp metric.MeterProvider, rt *command.Runtime) (*Metrics, er
 			all = append(all, gauges[i])
 		}
 		errs = append(errs, err)
-		for _, l := range m.Labels {
-			keys[i] = append(keys[i], attribute.Key("hystrix."+l))
-		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	r := telemetry.NewReader(rt)
+	r := telemetry.NewReader(rt, attributeSet)
 	reg, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		r.Read(func(id int, v float64, labels []string) {
-			kvs := make([]attribute.KeyValue, len(labels))
-			for j, l := range labels {
-				kvs[j] = keys[id][j].String(l)
-			}
-			attrs := metric.WithAttributes(kvs...)
+		r.Read(func(id int, attrs []metric.ObserveOption, v float64) {
 			if counters[id] != nil {
-				o.ObserveInt64(counters[id], int64(v), attrs)
+				o.ObserveInt64(counters[id], int64(v), attrs...)
 			} else {
-				o.ObserveFloat64(gauges[id], v, attrs)
+				o.ObserveFloat64(gauges[id], v, attrs...)
 			}
 		})
 		return nil
@@ -74,6 +65,16 @@ func RegisterMetrics(mp metric.MeterProvider, rt *command.Runtime) (*Metrics, er
 		return nil, err
 	}
 	return &Metrics{r: r, reg: reg}, nil
+}
+
+// attributeSet makes the attribute set of a label set, hystrix.<name> for each label, once
+// per label set of each key: an observation then carries a set made already.
+func attributeSet(_ []metric.ObserveOption, names, values []string) []metric.ObserveOption {
+	kvs := make([]attribute.KeyValue, len(names))
+	for i, n := range names {
+		kvs[i] = attribute.String("hystrix."+n, values[i])
+	}
+	return []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(kvs...))}
 }
 
 // Close unregisters the callback and stops counting breaker transitions.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math/bits"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -47,10 +49,19 @@ const (
 // recorded already. A timeout and the start of the fallback are the span events
 // "timeout" and "fallback". A request-cache hit runs nothing: it is a span of its own
 // with hystrix.events [RESPONSE_FROM_CACHE], ended at once.
+//
+// A span starts with its name and kind alone; its attributes (hystrix.command,
+// hystrix.group, hystrix.thread_pool) are set once the span records, from a set made at
+// the key's first recorded execution, and hystrix.events from a set made at the first
+// execution that ends with those events. So a sampler sees the command key as the span's
+// name, not the attributes; a sampled-out execution costs the SDK's non-recording span
+// and nothing of the Tracer's own; a recorded one allocates one object besides the
+// SDK's: the execution, which is the context OnStart returns.
 type Tracer struct {
 	hooks.NoopHook
 	hooks.NoopNotifier
 	tracer trace.Tracer
+	keys   sync.Map // command key -> *keyAttributes, one per key ever recorded (a few hundred bytes)
 }
 
 // NewTracer returns a Tracer whose spans come from tp.
@@ -65,8 +76,34 @@ func (t *Tracer) Install(reg *hooks.Registry) {
 	reg.SetEventNotifier(hooks.ComposeNotifiers(t, reg.EventNotifier()))
 }
 
-// execution is what a traced execution keeps in its context.
+// keyAttributes are the attributes of a command key's spans, made at its first execution
+// that records one.
+type keyAttributes struct {
+	info     hooks.Info
+	start    []attribute.KeyValue // hystrix.command, hystrix.group, hystrix.thread_pool
+	cacheHit []attribute.KeyValue // and hystrix.events [RESPONSE_FROM_CACHE]
+}
+
+// internal is the kind of every span.
+var internal = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
+
+// attributes returns the attributes of info's spans.
+func (t *Tracer) attributes(info hooks.Info) *keyAttributes {
+	if k, ok := t.keys.Load(info.CommandKey); ok && k.(*keyAttributes).info == info {
+		return k.(*keyAttributes)
+	}
+	start := []attribute.KeyValue{AttrCommand.String(info.CommandKey), AttrGroup.String(info.GroupKey),
+		AttrThreadPool.String(info.ThreadPoolKey)}
+	k := &keyAttributes{info: info, start: start,
+		cacheHit: append(slices.Clip(start), AttrEvents.StringSlice([]string{metrics.ResponseFromCache.String()}))}
+	t.keys.Store(info.CommandKey, k) // a key whose group differs in another runtime takes turns
+	return k
+}
+
+// execution is what a traced execution keeps: it is the context OnStart returns, the
+// span's context with the execution as its value for executionKey (one allocation).
 type execution struct {
+	context.Context
 	key    string
 	span   trace.Span
 	events atomic.Uint32         // bit per metrics.EventType
@@ -74,6 +111,15 @@ type execution struct {
 }
 
 type executionKey struct{}
+
+// Value returns the execution for executionKey, and what the span's context holds for
+// any other key.
+func (x *execution) Value(key any) any {
+	if key == (executionKey{}) {
+		return x
+	}
+	return x.Context.Value(key)
+}
 
 // traced returns the execution of key traced in ctx, or nil. The key check keeps an
 // inner command's calls from landing on the outer command's span when the inner one is
@@ -86,18 +132,14 @@ func traced(ctx context.Context, key string) *execution {
 	return x
 }
 
-func attributes(info hooks.Info) trace.SpanStartEventOption {
-	return trace.WithAttributes(AttrCommand.String(info.CommandKey), AttrGroup.String(info.GroupKey),
-		AttrThreadPool.String(info.ThreadPoolKey))
-}
-
 // OnStart starts the execution's span and returns a context carrying it.
 func (t *Tracer) OnStart(ctx context.Context, info hooks.Info) (context.Context, error) {
-	ctx, span := t.tracer.Start(ctx, info.CommandKey, trace.WithSpanKind(trace.SpanKindInternal), attributes(info))
+	ctx, span := t.tracer.Start(ctx, info.CommandKey, internal...)
 	if !span.IsRecording() {
 		return ctx, nil // sampled out: the context still carries the trace on
 	}
-	return context.WithValue(ctx, executionKey{}, &execution{key: info.CommandKey, span: span}), nil
+	span.SetAttributes(t.attributes(info).start...)
+	return &execution{Context: ctx, key: info.CommandKey, span: span}, nil
 }
 
 // MarkEvent adds e to the execution's events; a timeout is also a span event.
@@ -158,18 +200,16 @@ func (t *Tracer) OnUnsubscribe(ctx context.Context, info hooks.Info) {
 
 // OnCacheHit records a span for the hit, ended at once.
 func (t *Tracer) OnCacheHit(ctx context.Context, info hooks.Info) {
-	_, span := t.tracer.Start(ctx, info.CommandKey, trace.WithSpanKind(trace.SpanKindInternal), attributes(info),
-		trace.WithAttributes(AttrEvents.StringSlice([]string{metrics.ResponseFromCache.String()})))
+	_, span := t.tracer.Start(ctx, info.CommandKey, internal...)
+	if span.IsRecording() {
+		span.SetAttributes(t.attributes(info).cacheHit...)
+	}
 	span.End()
 }
 
 func (x *execution) end(err error) {
 	set := x.events.Load()
-	names := make([]string, 0, bits.OnesCount32(set))
-	for m := set; m != 0; m &= m - 1 {
-		names = append(names, metrics.EventType(bits.TrailingZeros32(m)).String())
-	}
-	x.span.SetAttributes(AttrEvents.StringSlice(names))
+	x.span.SetAttributes(eventsOf(set)...)
 	if err != nil {
 		if ft := failureType(err, set); ft != "" {
 			x.span.SetAttributes(AttrFailureType.String(ft))
@@ -180,6 +220,23 @@ func (x *execution) end(err error) {
 		x.span.SetStatus(codes.Error, err.Error())
 	}
 	x.span.End()
+}
+
+// eventSets holds the hystrix.events attribute of each set of events seen (a bit per
+// metrics.EventType -> []attribute.KeyValue of one): the sets executions end with are few
+// (SUCCESS; FAILURE, FALLBACK_SUCCESS; ...), so an execution finds its set made already.
+var eventSets sync.Map
+
+func eventsOf(set uint32) []attribute.KeyValue {
+	if kv, ok := eventSets.Load(set); ok {
+		return kv.([]attribute.KeyValue)
+	}
+	names := make([]string, 0, bits.OnesCount32(set))
+	for m := set; m != 0; m &= m - 1 {
+		names = append(names, metrics.EventType(bits.TrailingZeros32(m)).String())
+	}
+	kv, _ := eventSets.LoadOrStore(set, []attribute.KeyValue{AttrEvents.StringSlice(names)})
+	return kv.([]attribute.KeyValue)
 }
 
 // recorded reports whether err, the command's error, is the run's error that

@@ -236,3 +236,54 @@ func TestSampledOutExecutionsCarryTheTraceOn(t *testing.T) {
 	assert.False(t, sc.IsSampled())
 	assert.Nil(t, traced(ctx, "K"), "nothing kept for a span that records nothing")
 }
+
+func TestSpansCarryTheKeysOfTheirRuntime(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+	tr := NewTracer(tp)
+	for _, group := range []string{"A", "B", "A"} { // one command key in runtimes that group it apart
+		info := hooks.Info{CommandKey: "K", GroupKey: group, ThreadPoolKey: group + "Pool"}
+		ctx, err := tr.OnStart(t.Context(), info)
+		require.NoError(t, err)
+		tr.OnSuccess(ctx, info)
+	}
+	var got []attribute.Set
+	for _, s := range spans.GetSpans() {
+		got = append(got, attribute.NewSet(s.Attributes...))
+	}
+	want := func(group string) attribute.Set {
+		return attribute.NewSet(AttrCommand.String("K"), AttrGroup.String(group), AttrThreadPool.String(group+"Pool"),
+			AttrEvents.StringSlice([]string{}))
+	}
+	assert.Equal(t, []attribute.Set{want("A"), want("B"), want("A")}, got)
+}
+
+// samplerSpy samples every span and records what it was shown.
+type samplerSpy struct{ seen []sdktrace.SamplingParameters }
+
+func (s *samplerSpy) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	s.seen = append(s.seen, p)
+	return sdktrace.AlwaysSample().ShouldSample(p)
+}
+
+func (s *samplerSpy) Description() string { return "spy" }
+
+func TestASamplerSeesTheCommandKeyAsTheSpanName(t *testing.T) {
+	spy := &samplerSpy{}
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(spy), sdktrace.WithSyncer(spans))
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+	info := hooks.Info{CommandKey: "K", GroupKey: "G", ThreadPoolKey: "P"}
+	tr := NewTracer(tp)
+	ctx, err := tr.OnStart(t.Context(), info)
+	require.NoError(t, err)
+	tr.OnSuccess(ctx, info)
+
+	require.Len(t, spy.seen, 1)
+	assert.Equal(t, "K", spy.seen[0].Name)
+	assert.Equal(t, trace.SpanKindInternal, spy.seen[0].Kind)
+	assert.Empty(t, spy.seen[0].Attributes, "set once the span records: a sampled-out execution pays nothing for them")
+	require.Len(t, spans.GetSpans(), 1)
+	assert.Contains(t, spans.GetSpans()[0].Attributes, AttrGroup.String("G"))
+}

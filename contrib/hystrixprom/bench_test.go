@@ -16,13 +16,12 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 )
 
-// BenchmarkScrape measures one whole scrape of a runtime holding 1,000 command keys
-// (in 10 thread pools), each with successes, failures, timeouts and fallbacks and
-// latencies in its percentile window: the Collector reads, the registry gathers and
-// promhttp encodes, gzip included, as a Prometheus server asks for it.
-func BenchmarkScrape(b *testing.B) {
+// withKeys returns a runtime holding n command keys (in 10 thread pools), each with
+// successes, failures, timeouts and fallbacks and latencies in its percentile window: 24
+// series per key, and 11 per pool (1,000 keys: 24,110 series).
+func withKeys(b *testing.B, n int) *command.Runtime {
 	rt, clk := newRuntime(b)
-	for i := range 1000 {
+	for i := range n {
 		setter := command.Setter{Runtime: rt, CommandKey: fmt.Sprintf("Command%04d", i),
 			GroupKey: fmt.Sprintf("Group%d", i%10)}
 		for _, d := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 2 * time.Second} {
@@ -36,23 +35,72 @@ func BenchmarkScrape(b *testing.B) {
 		}
 	}
 	advance(rt, clk, 10*time.Second) // a percentile bucket closed for every key
-	c := New(rt)
+	return rt
+}
+
+// BenchmarkScrape measures one whole scrape of 1,000 keys (withKeys) after the first: the
+// Collector reads, the registry gathers and promhttp encodes, gzip included, as a
+// Prometheus server asks for it.
+func BenchmarkScrape(b *testing.B) {
+	c := New(withKeys(b, 1000))
 	defer c.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(c)
 	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
-
-	b.ReportAllocs()
-	for b.Loop() {
+	scrape := func() {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		if w.Code != http.StatusOK {
 			b.Fatal(w.Code)
 		}
 	}
+	scrape() // the keys' label pairs are made at their first scrape
+
+	b.ReportAllocs()
+	for b.Loop() {
+		scrape()
+	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/scrape")
+}
+
+// BenchmarkCollect measures the Collector's own part of a scrape of 100, 1,000 and 4,000
+// keys (withKeys), its samples sent to a channel that holds them all: a new Collector's
+// first scrape, which makes the label pairs of every key, and a later one.
+func BenchmarkCollect(b *testing.B) {
+	for _, n := range []int{100, 1000, 4000} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			rt := withKeys(b, n)
+			ch := make(chan prometheus.Metric, 30*n)
+			collect := func(c *Collector) int {
+				c.Collect(ch)
+				series := len(ch)
+				for range series {
+					<-ch
+				}
+				return series
+			}
+			b.Run("first", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					c := New(rt)
+					collect(c)
+					c.Close()
+				}
+			})
+			b.Run("later", func(b *testing.B) {
+				c := New(rt)
+				defer c.Close()
+				series := collect(c)
+				b.ReportAllocs()
+				for b.Loop() {
+					collect(c)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(series), "ns/series")
+			})
+		})
+	}
 }
 
 // BenchmarkExecute compares Execute on a runtime without an exporter and on one whose

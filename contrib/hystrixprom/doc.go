@@ -58,11 +58,30 @@
 //
 // # Cardinality and cost
 //
-// Nothing is cached per key: each scrape lists the keys the registries hold now, so the
-// series of a key evicted for idleness disappear with it (only its breaker transition
-// counts are kept, and dropped on eviction). A command key has 23 series plus one per
-// other event type it has seen and one per breaker transition it has made (a key with
-// fallbacks: 24); a thread pool has 11, a collapser 8. A scrape reads atomics and
-// precomputed percentiles and creates nothing; executions do no work for the Collector. BenchmarkScrape measures a whole scrape of 1,000 such keys in 10 pools
-// (read, gather, encode, gzip): about 25 ms on 2 cores.
+// Each scrape lists the keys the registries hold now, so the series of a key evicted for
+// idleness disappear with it. A command key has 23 series plus one per other event type
+// it has seen and one per breaker transition it has made (a key with fallbacks: 24); a
+// thread pool has 11, a collapser 8.
+//
+// What the Collector keeps of a key is made at its first scrape: the label pairs of its
+// own labels (command, group, thread_pool) and, per label set of its series, a slice of
+// them in name order with the shared pairs of the other labels (event, percentile,
+// state, from, to: one pair per value for all keys), about 1 KB a key. It is dropped at
+// the first scrape that no longer finds the key; the breaker transition counts go when
+// the key is evicted. A later scrape reads atomics and precomputed percentiles, sends
+// series in the order the registry sorts them into, and allocates its samples in one
+// chunk per kind (gauge, counter), sized from the scrape before: nothing per series.
+//
+// The Collector's cost is linear in the series: BenchmarkCollect, a scrape after the
+// first of 100, 1,000 and 4,000 keys of 24 series (and 10 pools of 11), takes 250 to 470
+// ns and 85 to 100 bytes per series (about 10 us and 2.3 KB per key; 1,000 keys: 11 ms,
+// 2.3 MB, 19 allocations) on a 2-core AMD EPYC shared with other jobs (go1.26.8, load
+// average 1 to 3.5, 2026-12-02); a key's first scrape adds about 92 allocations and 7 KB.
+// The rest of a scrape is the client library's, per series, whatever the collector:
+// BenchmarkScrape, a whole scrape of 1,000 keys (Collector, registry, text encoding,
+// gzip), takes 110 to 120 ms, 8.7 MB and 48,900 allocations there; a collector that sends
+// the same 24,110 samples ready-made, 94 ms, 6.2 MB and 48,900 allocations. Of those, the
+// registry makes a dto.Metric and a hash per series (36 ms, 5.1 MB), the text encoder
+// writes 2.7 MB (32 ms) and gzip compresses them (21 ms). Executions do no work for the
+// Collector.
 package hystrixprom

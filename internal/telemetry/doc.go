@@ -8,11 +8,15 @@
 //	                              concurrency, health counts, pool gauges: atomic loads)
 //	                          breaker.Registry.Lookup(key).State()
 //	                          transition counts ◀─ breaker.Registry.OnStateChange
-//	  ◀─ emit(metric, value, label values) per sample
+//	                          label sets per key ◀─ Labels, the exporter's, once each
+//	  ◀─ emit(metric, label set, value) per sample
 //
-// Nothing is cached per key but the breaker transition counts (the breakers do not keep
-// them), and those go when the metrics registry evicts the key, so an evicted key's
-// series disappear with it. Reading creates nothing and adds no work to executions.
+// A Reader keeps, per key, its breaker transition counts (the breakers do not keep
+// them) and its label sets in the exporter's form (Prometheus label pairs, an
+// OpenTelemetry attribute set), made the first time they are read: a read allocates
+// nothing per sample. The counts go when the key is evicted, the label sets at the first
+// read that no longer finds it, so an evicted key's series disappear with it. Reading
+// creates no key and adds no work to executions.
 //
 // Names are dotted and without prefix ("command.events"); each exporter applies its own
 // convention: Prometheus hystrix_command_events_total, OpenTelemetry

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,14 +24,15 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var epoch = time.Unix(1_000_000, 0)
 
-// env is a runtime on a fake clock with a Reader, and a channel that gets every breaker
-// transition after the Reader has counted it (listeners are called in the order they
-// registered).
+// env is a runtime on a fake clock with a Reader whose labels are "name=value" pairs, the
+// number of label sets it made, and a channel that gets every breaker transition after
+// the Reader has counted it (listeners are called in the order they registered).
 type env struct {
 	t     *testing.T
 	rt    *command.Runtime
 	clk   *clock.Fake
-	r     *Reader
+	r     *Reader[[]string]
+	made  atomic.Int64
 	trans chan breaker.Transition
 }
 
@@ -37,7 +40,8 @@ func newEnv(t *testing.T, opts ...command.Option) *env {
 	clk := clock.NewFake(epoch)
 	store := config.NewStore()
 	rt := command.NewRuntime(append([]command.Option{command.WithClock(clk), command.WithConfig(store)}, opts...)...)
-	e := &env{t: t, rt: rt, clk: clk, r: NewReader(rt), trans: make(chan breaker.Transition, 10)}
+	e := &env{t: t, rt: rt, clk: clk, trans: make(chan breaker.Transition, 10)}
+	e.r = NewReader(rt, e.labels)
 	cancel := rt.Breakers().OnStateChange(func(tr breaker.Transition) { e.trans <- tr })
 	t.Cleanup(func() {
 		cancel()
@@ -68,15 +72,28 @@ func (e *env) run(key string, isolation string, d time.Duration, err error) {
 	_, _ = cmd.Execute(context.Background())
 }
 
+// labels makes a label set as "name=value" pairs, checking that it extends base.
+func (e *env) labels(base []string, names, values []string) []string {
+	e.made.Add(1)
+	require.Len(e.t, values, len(names))
+	pairs := make([]string, len(names))
+	for i, n := range names {
+		pairs[i] = n + "=" + values[i]
+	}
+	if base != nil {
+		assert.Equal(e.t, base, pairs[:len(base)], "the entity's own labels come first")
+	}
+	return pairs
+}
+
 // read returns every sample as "name{label=value,...}" -> value.
 func (e *env) read() map[string]float64 {
 	got := map[string]float64{}
-	e.r.Read(func(metric int, v float64, labels []string) {
+	e.r.Read(func(metric int, pairs []string, v float64) {
 		m := Catalogue[metric]
-		require.Len(e.t, labels, len(m.Labels), m.Name)
-		pairs := make([]string, len(labels))
-		for i, l := range labels {
-			pairs[i] = m.Labels[i] + "=" + l
+		require.Len(e.t, pairs, len(m.Labels), m.Name)
+		for i, p := range pairs {
+			require.True(e.t, strings.HasPrefix(p, m.Labels[i]+"="), "%s: %s is not label %s", m.Name, p, m.Labels[i])
 		}
 		id := m.Name + "{" + strings.Join(pairs, ",") + "}"
 		_, dup := got[id]
@@ -233,4 +250,33 @@ func TestReadCreatesNothingAndEvictedKeysDisappear(t *testing.T) {
 	assert.Empty(t, e.r.trans, "and so are its transition counts")
 	e.r.mu.Unlock()
 	assert.Empty(t, e.rt.Metrics().Commands())
+}
+
+func TestReadMakesEachLabelSetOnceAndDropsThoseOfEvictedKeys(t *testing.T) {
+	e := newEnv(t, command.WithMetricsOptions(metrics.WithIdleTimeout(20*time.Second)))
+	e.run("OK", "SEMAPHORE", 20*time.Millisecond, nil)
+	e.advance(time.Second)
+	first := e.read()
+	perKey := int64(1 + 6 + len(Percentiles) + 3) // its own, the outcomes, the percentiles, the states
+	assert.Equal(t, perKey, e.made.Load(), "the key's label sets, each made once, the latencies' percentiles shared")
+
+	var wg sync.WaitGroup
+	counts := make([]int, 4)
+	for i := range counts {
+		wg.Go(func() { e.r.Read(func(int, []string, float64) { counts[i]++ }) })
+	}
+	wg.Wait()
+	assert.Equal(t, []int{len(first), len(first), len(first), len(first)}, counts, "concurrent reads")
+	assert.Equal(t, first, e.read())
+	assert.Equal(t, perKey, e.made.Load(), "later reads make none")
+
+	e.advance(80 * time.Second) // idle for the timeout: evicted
+	assert.Empty(t, e.read())
+	e.r.cache.Lock()
+	assert.Empty(t, e.r.entities, "an evicted key's label sets are dropped")
+	e.r.cache.Unlock()
+
+	e.run("OK", "SEMAPHORE", 20*time.Millisecond, nil)
+	assert.NotEmpty(t, e.read())
+	assert.Greater(t, e.made.Load(), perKey, "a key that comes back has its labels made again")
 }
