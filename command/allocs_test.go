@@ -4,10 +4,16 @@ package command
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // TestFrontDoorAllocations pins what each front door allocates per call on SEMAPHORE
@@ -45,4 +51,30 @@ func TestFrontDoorAllocations(t *testing.T) {
 	} {
 		assert.LessOrEqual(t, testing.AllocsPerRun(1000, tc.call), tc.max, tc.name)
 	}
+}
+
+// countingNotifier counts what it is told.
+type countingNotifier struct {
+	hooks.NoopNotifier
+	executions atomic.Int64
+}
+
+func (n *countingNotifier) MarkCommandExecution(context.Context, string, config.IsolationStrategy, time.Duration, []metrics.EventType) {
+	n.executions.Add(1)
+}
+
+// An event notifier costs an execution no allocation: the events it is given are a list
+// shared by the executions with the same events.
+func TestANotifierAllocatesNothing(t *testing.T) {
+	reg := hooks.NewRegistry()
+	n := &countingNotifier{}
+	reg.SetEventNotifier(n)
+	rt := NewRuntime(WithHooks(reg))
+	defer rt.Close()
+	s := semaphoreSetter(rt)
+	ctx := context.Background()
+	assert.LessOrEqual(t, testing.AllocsPerRun(1000, func() {
+		_, _ = New(s, benchRun).WithFallback(benchFallback).Execute(ctx)
+	}), 1.0, "the Command only")
+	assert.Positive(t, n.executions.Load())
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"math/bits"
+	"sync"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/cache"
@@ -33,6 +34,26 @@ func (x *execution) ExecutionEvents() []metrics.EventType {
 	}
 	return out
 }
+
+// eventList returns ExecutionEvents for the event notifier: for the executions whose
+// events do not repeat (no EMIT, FALLBACK_EMIT or COLLAPSED), a list shared by every
+// execution with the same events, so that a notifier costs no allocation per execution.
+func (x *execution) eventList() []metrics.EventType {
+	set := x.events.Load()
+	const repeat = 1<<metrics.Emit | 1<<metrics.FallbackEmit | 1<<metrics.Collapsed
+	if set&repeat != 0 {
+		return x.ExecutionEvents()
+	}
+	if l, ok := eventLists.Load(set); ok {
+		return l.([]metrics.EventType)
+	}
+	l, _ := eventLists.LoadOrStore(set, x.ExecutionEvents())
+	return l.([]metrics.EventType)
+}
+
+// eventLists are the event lists eventList shares, by event set: at most one per set of
+// events an execution can end with.
+var eventLists sync.Map
 
 // LogEvents implements cache.LogEntry: the events with their counts, for the request log.
 func (x *execution) LogEvents() []cache.LogEvent {

@@ -84,7 +84,7 @@ func (x *execution) markExecution(a *attempt) {
 	if hooks.IsNoopNotifier(n) {
 		return
 	}
-	events := x.ExecutionEvents()
+	events := x.eventList()
 	x.ks.rt.safeHook(func() {
 		n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.ks.props.IsolationStrategy.Get(), a.runLatency(), events)
 	})

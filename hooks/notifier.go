@@ -16,7 +16,8 @@ type EventNotifier interface {
 	// MarkEvent is called for each event recorded for command key.
 	MarkEvent(ctx context.Context, e metrics.EventType, key string)
 	// MarkCommandExecution is called once per execution that ran, with its isolation, run
-	// duration and events in order. events is only valid during the call: copy it to keep it.
+	// duration and events in order. events is only valid during the call and must not be
+	// modified (executions with the same events share it): copy it to keep it.
 	MarkCommandExecution(ctx context.Context, key string, isolation config.IsolationStrategy, d time.Duration, events []metrics.EventType)
 }
 
