@@ -67,6 +67,9 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		RollingPercentileEnabled.Name(), RollingPercentileWindow.Name(), RollingPercentileBuckets.Name(),
 		RollingPercentileBucketSize.Name(), HealthSnapshotInterval.Name(), RequestCacheEnabled.Name(),
 		RequestLogEnabled.Name(), ThreadPoolKeyOverride.Name(),
+		RetryMaxAttempts.Name(), RetryBackoff.Name(), RetryMaxBackoff.Name(), RetryOnTimeout.Name(),
+		RetryTimeoutPerAttempt.Name(), BudgetEnabled.Name(), BudgetGroup.Name(), BudgetPercent.Name(),
+		BudgetMinPerSecond.Name(), BudgetMaxTokens.Name(), BudgetTokenRatio.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),

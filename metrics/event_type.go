@@ -26,8 +26,17 @@ const (
 	Collapsed
 	CommandMaxActive
 
+	// Retries and hedges (command/stage_retry.go) and their budget (the budget package).
+
+	// Retry is an attempt beyond the first: each one a completion of its own, so its
+	// rolling count is the number of retries.
+	Retry
+	// BudgetExhausted is an extra attempt the budget refused (the command's outcome is
+	// that of the attempts it made).
+	BudgetExhausted
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(CommandMaxActive) + 1
+	NumEventTypes = int(BudgetExhausted) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -81,6 +90,8 @@ var eventInfos = [NumEventTypes]eventInfo{
 	Cancelled:          {name: "CANCELLED", terminal: true},
 	Collapsed:          {name: "COLLAPSED", counted: true, stream: "CollapsedRequests"},
 	CommandMaxActive:   {name: "COMMAND_MAX_ACTIVE"},
+	Retry:              {name: "RETRY"},
+	BudgetExhausted:    {name: "BUDGET_EXHAUSTED"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.
