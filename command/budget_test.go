@@ -22,7 +22,8 @@ import (
 // TestTenThousandKeysBudget checks what command keys cost end to end at scale (without
 // the race detector, which changes both time and memory): creating the 10,000th key costs
 // about what the 100th did, a key with traffic in every bucket of its windows holds at
-// most 5.1 KB of heap, and evicting every key gives back the heap and the goroutines.
+// most 5.5 KB of heap (4.8 KB measured with Hystrix's events and properties; the retry's
+// two event types and eleven properties add about 440 B), and evicting every key gives back the heap and the goroutines.
 func TestTenThousandKeysBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 5 s")
@@ -65,7 +66,7 @@ func TestTenThousandKeysBudget(t *testing.T) {
 	rt.Metrics().Flush()
 	perKey := float64(heapAlloc()-before) / keys
 	t.Logf("heap per key: %.0f B", perKey)
-	assert.LessOrEqual(t, perKey, 5100.0)
+	assert.LessOrEqual(t, perKey, 5500.0)
 
 	for range 3 { // windows empty, then idle for the timeout: every key is evicted
 		clk.Advance(time.Minute)
