@@ -386,4 +386,3 @@ func TestRetryOffIsNotInTheChain(t *testing.T) {
 	assert.Equal(t, "v", got)
 	assert.Equal(t, int32(2), calls.Load())
 }
-
