@@ -19,6 +19,8 @@ type attempt struct {
 	start   time.Duration // when the attempt's clock started, as an offset from the runtime's base
 	timeout time.Duration // 0: no timeout; the deadline is start+timeout
 
+	until time.Duration // set by retry before the attempt: the deadline the attempts share; 0: none
+
 	race race // who decides the attempt: see race
 
 	// Written by the run's side of the race: executed as run starts (under thread.mu for

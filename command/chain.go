@@ -128,6 +128,7 @@ var layout = []stage{
 	terminal{},
 	onStart{},
 	fallback{},
+	retry{},
 	breakerGate{},
 	semaphore{},
 	timeout{},

@@ -37,6 +37,8 @@
 //	  onStart       the onStart hook (a failure fails fast: no fallback, no health effect)
 //	  fallback      onErrorResumeNext: SHORT_CIRCUITED, *_REJECTED, TIMEOUT and FAILURE
 //	                resume into the fallback behind its semaphore
+//	  retry         retry.maxAttempts > 1 only: runs the rest again with a new attempt
+//	                while it FAILED, after a backoff, within the key's budget
 //	  breakerGate   Attempt on the way in; on the way out it reports the verdict it got
 //	  semaphore     SEMAPHORE only: the execution semaphore, held until the rest returns
 //	  timeout       starts the attempt's clock (queue wait counts) and its deadline, and
@@ -111,6 +113,30 @@
 //     the race for the run's side (a.race.runEnded).
 //   - Keep enter and exit small, slow paths in functions of their own: an exit's frame is
 //     on the stack while what it calls runs.
+//
+// # Retries and the budget
+//
+// With retry.maxAttempts above 1 the retry stage (stage_retry.go) runs the stages inside
+// it again, with a new attempt, while an attempt FAILED (the Classifier's failures; a
+// TIMEOUT too with retry.onTimeout), waiting an exponential backoff with full jitter on
+// the runtime's clock (or the wait the dependency asked for: RetryAfter) and stopping when
+// the caller leaves (CANCELLED, at once). It sits inside the fallback and the terminal, so
+// the command's outcome is decided once (one terminal event, the fallback once, at the
+// end), and outside the breaker's gate, the isolation and the timeout, so that each
+// attempt asks the breaker (a breaker that opens mid-retries stops them: the next attempt
+// is SHORT_CIRCUITED, never retried), reports its outcome to it and counts for health on
+// its own (x.retire), takes its own permit (given back during the backoff) and has its
+// own clock. Each attempt beyond the first records RETRY. By default the attempts share
+// the execution timeout from the first start (retry.timeoutPerAttempt gives each all of
+// it). A BAD_REQUEST, a refusal, a stream that emitted and a call made WithoutRetry are
+// never retried.
+//
+// Every retry (and hedge) is first taken from a budget (budgets.go, the budget package):
+// by default at most budget.percent (20 %) of the original requests of the last 10 s, or
+// budget.minPerSecond when that is more, for the key or the keys of its budget.group;
+// budget.maxTokens selects gRPC's token bucket instead. A retry the budget refuses is not
+// made: BUDGET_EXHAUSTED, which says nothing about health. Without retries a key has no
+// retry stage and pays nothing.
 //
 // # Timeouts and the run context
 //

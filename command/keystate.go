@@ -34,7 +34,8 @@ type keyState struct {
 	fallbackSem *isolation.Semaphore
 	classify    Classifier
 	deadlines   deadlines
-	chain       atomic.Pointer[keyChain] // the chain of the key's properties (currentChain)
+	chain       atomic.Pointer[keyChain]  // the chain of the key's properties (currentChain)
+	budget      atomic.Pointer[keyBudget] // the budget of the key's properties (extraBudget)
 
 	poolMu sync.Mutex
 	pool   atomic.Pointer[poolBinding]

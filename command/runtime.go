@@ -31,9 +31,10 @@ type Runtime struct {
 	mopts    []metrics.Option
 	closers  []func()
 
-	mu     sync.Mutex // serialises resolving and forgetting keys
-	keys   sync.Map   // command key -> *keyState: one lock-free lookup per command
-	chains sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
+	mu      sync.Mutex // serialises resolving and forgetting keys
+	keys    sync.Map   // command key -> *keyState: one lock-free lookup per command
+	chains  sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
+	budgets sync.Map   // budgetKey -> budget.Budget: the budgets of extra attempts (budgetOf)
 }
 
 // Option configures NewRuntime.

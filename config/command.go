@@ -91,6 +91,41 @@ type CommandProperties struct {
 	// FaultInjectionLatency: faultInjection.latencyInMilliseconds = 100 (>= 0): the
 	// delay of a LATENCY fault.
 	FaultInjectionLatency *Property[time.Duration]
+	// Retries and the budget of extra attempts (beyond Hystrix: command/stage_retry.go,
+	// the budget package).
+
+	// RetryMaxAttempts: retry.maxAttempts = 1 (>= 1): attempts in all; 1 is no retry.
+	RetryMaxAttempts *Property[int]
+	// RetryBackoff: retry.backoffInMilliseconds = 50 (>= 0): the base of the exponential
+	// backoff with full jitter before the n-th retry, a random wait in [0, base x 2^(n-1)).
+	RetryBackoff *Property[time.Duration]
+	// RetryMaxBackoff: retry.maxBackoffInMilliseconds = 1000 (>= 0): the cap of a backoff.
+	RetryMaxBackoff *Property[time.Duration]
+	// RetryOnTimeout: retry.onTimeout = false: a TIMEOUT is retried too (a FAILURE
+	// always is).
+	RetryOnTimeout *Property[bool]
+	// RetryTimeoutPerAttempt: retry.timeoutPerAttempt = false: each attempt gets the whole
+	// execution timeout; false: the attempts and backoffs share it, from the first start.
+	RetryTimeoutPerAttempt *Property[bool]
+	// BudgetEnabled: budget.enabled = true: extra attempts (retries, hedges) are capped by
+	// the budget of budget.group.
+	BudgetEnabled *Property[bool]
+	// BudgetGroup: budget.group = "" (the key's own budget): keys naming the same group (and
+	// the same budget settings) share one budget.
+	BudgetGroup *Property[string]
+	// BudgetPercent: budget.percent = 20 (>= 0): the extra attempts of the rolling 10 s are
+	// at most this share of its original requests...
+	BudgetPercent *Property[int]
+	// BudgetMinPerSecond: budget.minPerSecond = 10 (>= 0): ...or this many per second of the
+	// window when that is more.
+	BudgetMinPerSecond *Property[int]
+	// BudgetMaxTokens: budget.maxTokens = 0 (>= 0): above 0, gRPC's retry throttling instead
+	// of the ratio: a bucket of maxTokens, less one per failed attempt, plus tokenRatio per
+	// successful one; extra attempts while more than half is left.
+	BudgetMaxTokens *Property[int]
+	// BudgetTokenRatio: budget.tokenRatioInThousandths = 100 (>= 0): gRPC's tokenRatio, in
+	// thousandths of a token (100 is 0.1).
+	BudgetTokenRatio *Property[int]
 
 	k keyState
 }
@@ -204,6 +239,39 @@ var (
 	// FaultInjectionLatency is faultInjection.latencyInMilliseconds.
 	FaultInjectionLatency = key("faultInjection.latencyInMilliseconds", 100*time.Millisecond, millisCodec, nonNegative,
 		func(c *cmd) **Property[time.Duration] { return &c.FaultInjectionLatency })
+	// RetryMaxAttempts is retry.maxAttempts.
+	RetryMaxAttempts = key("retry.maxAttempts", 1, intCodec, atLeast(1),
+		func(c *cmd) **Property[int] { return &c.RetryMaxAttempts })
+	// RetryBackoff is retry.backoffInMilliseconds.
+	RetryBackoff = key("retry.backoffInMilliseconds", 50*time.Millisecond, millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.RetryBackoff })
+	// RetryMaxBackoff is retry.maxBackoffInMilliseconds.
+	RetryMaxBackoff = key("retry.maxBackoffInMilliseconds", time.Second, millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.RetryMaxBackoff })
+	// RetryOnTimeout is retry.onTimeout.
+	RetryOnTimeout = key("retry.onTimeout", false, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.RetryOnTimeout })
+	// RetryTimeoutPerAttempt is retry.timeoutPerAttempt.
+	RetryTimeoutPerAttempt = key("retry.timeoutPerAttempt", false, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.RetryTimeoutPerAttempt })
+	// BudgetEnabled is budget.enabled.
+	BudgetEnabled = key("budget.enabled", true, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.BudgetEnabled })
+	// BudgetGroup is budget.group.
+	BudgetGroup = key("budget.group", "", strCodec, nil,
+		func(c *cmd) **Property[string] { return &c.BudgetGroup })
+	// BudgetPercent is budget.percent.
+	BudgetPercent = key("budget.percent", 20, intCodec, atLeast(0),
+		func(c *cmd) **Property[int] { return &c.BudgetPercent })
+	// BudgetMinPerSecond is budget.minPerSecond.
+	BudgetMinPerSecond = key("budget.minPerSecond", 10, intCodec, atLeast(0),
+		func(c *cmd) **Property[int] { return &c.BudgetMinPerSecond })
+	// BudgetMaxTokens is budget.maxTokens.
+	BudgetMaxTokens = key("budget.maxTokens", 0, intCodec, atLeast(0),
+		func(c *cmd) **Property[int] { return &c.BudgetMaxTokens })
+	// BudgetTokenRatio is budget.tokenRatioInThousandths.
+	BudgetTokenRatio = key("budget.tokenRatioInThousandths", 100, intCodec, atLeast(0),
+		func(c *cmd) **Property[int] { return &c.BudgetTokenRatio })
 )
 
 // commandScope is the table of every command property, shared by every command key.
@@ -243,6 +311,17 @@ var commandScope = func() *scope[cmd] {
 		FaultInjectionPercentage.d,
 		FaultInjectionFault.d,
 		FaultInjectionLatency.d,
+		RetryMaxAttempts.d,
+		RetryBackoff.d,
+		RetryMaxBackoff.d,
+		RetryOnTimeout.d,
+		RetryTimeoutPerAttempt.d,
+		BudgetEnabled.d,
+		BudgetGroup.d,
+		BudgetPercent.d,
+		BudgetMinPerSecond.d,
+		BudgetMaxTokens.d,
+		BudgetTokenRatio.d,
 	)
 	sc.checks = []check[cmd]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),

@@ -57,6 +57,17 @@ func TestCommandDefaults(t *testing.T) {
 		"faultInjection.percentage":                           "0",
 		"faultInjection.fault":                                "ERROR",
 		"faultInjection.latencyInMilliseconds":                "100",
+		"retry.maxAttempts":                                   "1",
+		"retry.backoffInMilliseconds":                         "50",
+		"retry.maxBackoffInMilliseconds":                      "1000",
+		"retry.onTimeout":                                     "false",
+		"retry.timeoutPerAttempt":                             "false",
+		"budget.enabled":                                      "true",
+		"budget.group":                                        "",
+		"budget.percent":                                      "20",
+		"budget.minPerSecond":                                 "10",
+		"budget.maxTokens":                                    "0",
+		"budget.tokenRatioInThousandths":                      "100",
 	}, settingsMap(t, "hystrix.command.Cmd.", c.Settings()))
 
 	assert.Equal(t, "Cmd", c.Key())
@@ -146,7 +157,7 @@ func TestSettingsOrderFollowsStructOrder(t *testing.T) {
 	s := c.Settings()
 	require.NotEmpty(t, s)
 	assert.Equal(t, "execution.isolation.strategy", s[0].Name)
-	assert.Equal(t, "faultInjection.latencyInMilliseconds", s[len(s)-1].Name)
+	assert.Equal(t, BudgetTokenRatio.Name(), s[len(s)-1].Name)
 }
 
 func TestIsolationStrategy(t *testing.T) {

@@ -70,6 +70,9 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		RateLimitEnabled.Name(), RateLimitPermitsPerSecond.Name(), RateLimitBurst.Name(), RateLimitMaxWait.Name(),
 		RateLimitGroup.Name(), FaultInjectionEnabled.Name(), FaultInjectionPercentage.Name(),
 		FaultInjectionFault.Name(), FaultInjectionLatency.Name(),
+		RetryMaxAttempts.Name(), RetryBackoff.Name(), RetryMaxBackoff.Name(), RetryOnTimeout.Name(),
+		RetryTimeoutPerAttempt.Name(), BudgetEnabled.Name(), BudgetGroup.Name(), BudgetPercent.Name(),
+		BudgetMinPerSecond.Name(), BudgetMaxTokens.Name(), BudgetTokenRatio.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),

@@ -35,8 +35,17 @@ const (
 	// outcome (FAILURE, TIMEOUT, ...) is recorded next to it.
 	FaultInjected
 
+	// Retries and hedges (command/stage_retry.go) and their budget (the budget package).
+
+	// Retry is an attempt beyond the first: each one a completion of its own, so its
+	// rolling count is the number of retries.
+	Retry
+	// BudgetExhausted is an extra attempt the budget refused (the command's outcome is
+	// that of the attempts it made).
+	BudgetExhausted
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(FaultInjected) + 1
+	NumEventTypes = int(BudgetExhausted) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -93,8 +102,10 @@ var eventInfos = [NumEventTypes]eventInfo{
 	// The rate limiter and fault injection stages: both neutral. A limiter refusing says
 	// nothing about the dependency (it was never called); an injected fault is counted as
 	// the outcome it imitates, recorded with it, and the marker adds nothing.
-	RateLimited:   {name: "RATE_LIMITED", stream: "RateLimited"},
-	FaultInjected: {name: "FAULT_INJECTED", stream: "FaultInjected"},
+	RateLimited:     {name: "RATE_LIMITED", stream: "RateLimited"},
+	FaultInjected:   {name: "FAULT_INJECTED", stream: "FaultInjected"},
+	Retry:           {name: "RETRY"},
+	BudgetExhausted: {name: "BUDGET_EXHAUSTED"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.

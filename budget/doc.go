@@ -1,0 +1,25 @@
+// Package budget caps the extra attempts (retries and hedges) a command key, or a group of
+// keys, may make on top of its original requests, so that a brief outage does not become
+// a retry storm: without a cap, n attempts per call multiply the load on a failing
+// dependency by n just when it can least take it.
+//
+// Two budgets implement Budget:
+//
+//   - Ratio (the default, Envoy's and Finagle's retry budget): over a rolling window of
+//     10 one-second buckets, the extra attempts are at most a percentage of the original
+//     requests, or a minimum per second when that is larger (so a key with little traffic
+//     can still retry). Under sustained load it is exactly the ratio: with 20 %, at most
+//     1.2 attempts per original whatever the retry and hedge settings ask for.
+//   - Tokens (gRPC's retry throttling): a bucket of maxTokens that every failed attempt
+//     empties by one and every successful one fills by tokenRatio; extra attempts are
+//     allowed while more than half of it is left. It reacts to the dependency's health
+//     rather than to the traffic, and needs no clock.
+//
+// The ratio is the default because it bounds the load a retry adds in the terms an
+// operator reasons in (at most x % more requests), at every traffic level, and needs no
+// tuning to the dependency's error rate.
+//
+// Both are lock-free: an original request costs one atomic add (and, once a second, the
+// roll of a bucket), an extra attempt a compare-and-swap, so a budget shared by many keys
+// and goroutines is exact (no extra attempt beyond it, ever) without serialising them.
+package budget

@@ -1,0 +1,94 @@
+package budget
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Window and Buckets are the ratio budget's rolling window: Buckets buckets of
+// Window/Buckets each.
+const (
+	Window  = 10 * time.Second
+	Buckets = 10
+	width   = Window / Buckets
+)
+
+// Ratio is the Envoy-style budget: over the rolling Window, the extra attempts are at most
+// percent of the original requests, or minPerSecond per second of the window when that is
+// larger.
+type Ratio struct {
+	percent int64
+	floor   int64 // minPerSecond over the window
+
+	spent atomic.Int64 // the extra attempts in the window: the sum of the buckets' extras
+	slot  atomic.Int64 // the current bucket's index since the clock's origin (now/width)
+	roll  sync.Mutex   // serialises rolling buckets out (once per bucket width at most)
+	b     [Buckets]bucket
+}
+
+type bucket struct {
+	originals atomic.Int64
+	extras    atomic.Int64
+}
+
+// NewRatio returns a ratio budget of percent (0 to 100 and beyond) with at least
+// minPerSecond extra attempts a second.
+func NewRatio(percent, minPerSecond int) *Ratio {
+	return &Ratio{percent: int64(percent), floor: int64(minPerSecond) * int64(Window/time.Second)}
+}
+
+// Original implements Budget.
+func (r *Ratio) Original(now time.Duration) {
+	r.bucket(now).originals.Add(1)
+}
+
+// Withdraw implements Budget: it takes an extra attempt if the window's extras stay within
+// the larger of percent of its originals and the minimum.
+func (r *Ratio) Withdraw(now time.Duration) bool {
+	b := r.bucket(now)
+	var originals int64
+	for i := range r.b {
+		originals += r.b[i].originals.Load()
+	}
+	allowed := max(originals*r.percent/100, r.floor)
+	for {
+		s := r.spent.Load()
+		if s >= allowed {
+			return false
+		}
+		if r.spent.CompareAndSwap(s, s+1) {
+			b.extras.Add(1)
+			return true
+		}
+	}
+}
+
+// Outcome implements Budget; the ratio ignores outcomes.
+func (*Ratio) Outcome(bool) {}
+
+// bucket returns the bucket of now, rolling out the buckets that left the window.
+func (r *Ratio) bucket(now time.Duration) *bucket {
+	slot := int64(now / width)
+	if cur := r.slot.Load(); slot > cur {
+		r.advance(slot)
+	}
+	return &r.b[slot%Buckets]
+}
+
+// advance empties the buckets from the current one to slot (at most all of them) and
+// makes slot the current one; their extras leave the window's count.
+func (r *Ratio) advance(slot int64) {
+	r.roll.Lock()
+	defer r.roll.Unlock()
+	cur := r.slot.Load()
+	if slot <= cur {
+		return
+	}
+	for s := max(cur+1, slot-Buckets+1); s <= slot; s++ {
+		b := &r.b[s%Buckets]
+		b.originals.Store(0)
+		r.spent.Add(-b.extras.Swap(0))
+	}
+	r.slot.Store(slot)
+}

@@ -1,0 +1,58 @@
+package command
+
+import (
+	"github.com/rxhystrix/rxhystrix/budget"
+	"github.com/rxhystrix/rxhystrix/config"
+)
+
+// budgetKey names one budget of a runtime: the group that shares it (budget.group, or the
+// command key) and its settings, so that a change of settings starts a fresh budget and
+// keys of a group with other settings keep their own.
+type budgetKey struct {
+	group                                   string
+	percent, minPerSecond, maxTokens, ratio int
+}
+
+// keyBudget is the budget of a key's properties at one version of them.
+type keyBudget struct {
+	b       budget.Budget // nil: budget.enabled is false
+	version uint64
+}
+
+// extraBudget returns the budget the key's extra attempts (retries, hedges) are taken
+// from, nil when budget.enabled is false: one atomic load and a compare while the key's
+// properties stay as they are.
+func (ks *keyState) extraBudget() budget.Budget {
+	version := ks.props.Version()
+	if kb := ks.budget.Load(); kb != nil && kb.version == version {
+		return kb.b
+	}
+	kb := &keyBudget{version: version}
+	if p := ks.props; p.BudgetEnabled.Get() {
+		kb.b = ks.rt.budgetOf(budgetKeyOf(ks.info.CommandKey, p))
+	}
+	ks.budget.Store(kb)
+	return kb.b
+}
+
+func budgetKeyOf(commandKey string, p *config.CommandProperties) budgetKey {
+	k := budgetKey{group: p.BudgetGroup.Get(), percent: p.BudgetPercent.Get(),
+		minPerSecond: p.BudgetMinPerSecond.Get(), maxTokens: p.BudgetMaxTokens.Get(), ratio: p.BudgetTokenRatio.Get()}
+	if k.group == "" {
+		k.group = "command:" + commandKey // a key's own budget is apart from any named group
+	}
+	return k
+}
+
+// budgetOf returns the runtime's budget of k, made on first use.
+func (r *Runtime) budgetOf(k budgetKey) budget.Budget {
+	if b, ok := r.budgets.Load(k); ok {
+		return b.(budget.Budget)
+	}
+	var b budget.Budget = budget.NewRatio(k.percent, k.minPerSecond)
+	if k.maxTokens > 0 {
+		b = budget.NewTokens(k.maxTokens, k.ratio)
+	}
+	got, _ := r.budgets.LoadOrStore(k, b)
+	return got.(budget.Budget)
+}
