@@ -67,6 +67,8 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		RollingPercentileEnabled.Name(), RollingPercentileWindow.Name(), RollingPercentileBuckets.Name(),
 		RollingPercentileBucketSize.Name(), HealthSnapshotInterval.Name(), RequestCacheEnabled.Name(),
 		RequestLogEnabled.Name(), ThreadPoolKeyOverride.Name(),
+		AdaptiveAlgorithmKey.Name(), AdaptiveMinLimit.Name(), AdaptiveMaxLimit.Name(), AdaptiveInitialLimit.Name(),
+		AdaptiveWindow.Name(), AdaptiveQueueSize.Name(), AdaptiveReserved.Name(), AdaptiveGroup.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),
