@@ -42,8 +42,8 @@
 // full pushes out the oldest waiter of the lowest level if that level is not above its own
 // (ErrQueueFull for the one pushed out), else it is refused itself. The queue is bounded
 // in size, so under overload a waiter is either served or pushed out after at most
-// QueueSize newer arrivals; the caller bounds the wait itself too (package command stops
-// it at the execution timeout or when the caller leaves, see Waiter).
+// QueueSize newer arrivals; the caller bounds the wait itself too (Cancel when it leaves,
+// Expire when it has waited long enough: package command allows the execution timeout).
 //
 // # Algorithms
 //

@@ -19,6 +19,8 @@ var (
 	// ErrCriticality: the calls in flight used the share of the limit open to this
 	// call's criticality (the rest is reserved for higher levels).
 	ErrCriticality = errors.New("adaptive: concurrency limit reserved for higher criticality")
+	// ErrQueueTimeout: the call waited in the queue as long as its caller allows (Expire).
+	ErrQueueTimeout = errors.New("adaptive: concurrency limit reached and no permit within the wait allowed")
 )
 
 // Settings configure a Limiter. The zero value of a field takes the default in its doc.
@@ -284,6 +286,19 @@ func (l *Limiter) Cancel(w *Waiter) bool {
 	}
 	<-w.done // granted or pushed out before the lock: done is closed already
 	return w.granted
+}
+
+// Expire pushes w out of the queue with ErrQueueTimeout if it is still waiting: the
+// caller's bound on the wait (a timer's function, say).
+func (l *Limiter) Expire(w *Waiter) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, q := range l.queue {
+		if q == w {
+			l.remove(i).pushOut(ErrQueueTimeout)
+			return
+		}
+	}
 }
 
 // lowestOldest returns the index of the queue's oldest waiter of the lowest criticality.

@@ -65,7 +65,7 @@ func TestTenThousandKeysBudget(t *testing.T) {
 	rt.Metrics().Flush()
 	perKey := float64(heapAlloc()-before) / keys
 	t.Logf("heap per key: %.0f B", perKey)
-	assert.LessOrEqual(t, perKey, 5100.0)
+	assert.LessOrEqual(t, perKey, 5400.0) // about 4800, and 300 for the properties of ADAPTIVE isolation
 
 	for range 3 { // windows empty, then idle for the timeout: every key is evicted
 		clk.Advance(time.Minute)

@@ -130,6 +130,7 @@ var layout = []stage{
 	fallback{},
 	breakerGate{},
 	semaphore{},
+	adaptiveLimit{},
 	timeout{},
 	threadPool{},
 	run{},

@@ -34,7 +34,8 @@ type keyState struct {
 	fallbackSem *isolation.Semaphore
 	classify    Classifier
 	deadlines   deadlines
-	chain       atomic.Pointer[keyChain] // the chain of the key's properties (currentChain)
+	chain       atomic.Pointer[keyChain]       // the chain of the key's properties (currentChain)
+	limiter     atomic.Pointer[limiterBinding] // ADAPTIVE isolation: the key's limiter (stage_adaptive.go)
 
 	poolMu sync.Mutex
 	pool   atomic.Pointer[poolBinding]

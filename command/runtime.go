@@ -34,6 +34,7 @@ type Runtime struct {
 	mu     sync.Mutex // serialises resolving and forgetting keys
 	keys   sync.Map   // command key -> *keyState: one lock-free lookup per command
 	chains sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
+	groups sync.Map   // execution.isolation.adaptive.group -> *adaptive.Limiter (stage_adaptive.go)
 }
 
 // Option configures NewRuntime.

@@ -7,10 +7,11 @@ import (
 	"sync/atomic"
 )
 
-// Counter slots of a stripe. Commands use one slot per EventType below CommandMaxActive
-// (EXCEPTION_THROWN counted on the caller like the others); thread pools use Executed and
-// Rejected, collapsers the CollapserEventTypes.
-const numSlots = NumEventTypes - 1
+// Counter slots of a stripe. Commands use one slot per EventType, indexed by it
+// (EXCEPTION_THROWN counted on the caller like the others; COMMAND_MAX_ACTIVE's, a gauge,
+// stays unused so that the event types after it keep their index); thread pools use
+// Executed and Rejected, collapsers the CollapserEventTypes.
+const numSlots = NumEventTypes
 
 // stripe is one share of a key's counters, alone on its two cache lines (an adjacent-line
 // prefetcher fetches lines in pairs), so that callers on different stripes never write a

@@ -26,8 +26,13 @@ const (
 	Collapsed
 	CommandMaxActive
 
+	// ADAPTIVE isolation (command/stage_adaptive.go): the adaptive concurrency limit
+	// refused the execution (its reason is the cause: the limit, the queue, the
+	// criticality's share).
+	AdaptiveRejected
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(CommandMaxActive) + 1
+	NumEventTypes = int(AdaptiveRejected) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -81,6 +86,9 @@ var eventInfos = [NumEventTypes]eventInfo{
 	Cancelled:          {name: "CANCELLED", terminal: true},
 	Collapsed:          {name: "COLLAPSED", counted: true, stream: "CollapsedRequests"},
 	CommandMaxActive:   {name: "COMMAND_MAX_ACTIVE"},
+	// ADAPTIVE isolation: unhealthy like SEMAPHORE_REJECTED (a dependency that holds its
+	// permits is a slow one: the breaker should see it).
+	AdaptiveRejected: {name: "ADAPTIVE_REJECTED", health: Unhealthy, stream: "AdaptiveRejected"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.
