@@ -129,8 +129,9 @@
 // REJECTED_ADAPTIVE_EXECUTION, errors.Is ErrAdaptiveRejected) whose cause is the reason:
 // adaptive.ErrLimit, ErrCriticality, ErrQueueFull or ErrQueueTimeout. It counts against
 // health like SEMAPHORE_REJECTED: a limit that refuses says the dependency is slow to give
-// its permits back, which is what the breaker is there to see; a key that would rather not
-// trip on its limit's refusals gives the breaker a higher requestVolumeThreshold.
+// its permits back, which is what the breaker is there to see. A key that sheds load by
+// design refuses a large share under overload (half of it at twice the capacity): give its
+// breaker an errorThresholdPercentage above the share it expects to shed, or disable it.
 //
 // Each execution carries a criticality from its context (WithCriticality; hystrixhttp's
 // Middleware and hystrixgrpc's server interceptor set it from the request): under
