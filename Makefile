@@ -1,7 +1,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test test-bench test-modules test-norace fmt-check vet fuzz bench bench-check bench-readme bench-lib cover demo soak e2e e2e-setup e2e-etcd e2e-prometheus e2e-browser e2e-behaviour
+.PHONY: build test test-bench test-modules test-norace fmt-check vet fuzz bench bench-check bench-readme bench-lib bench-adaptive cover demo soak e2e e2e-setup e2e-etcd e2e-prometheus e2e-browser e2e-behaviour
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
@@ -132,6 +132,15 @@ bench-readme:
 e2e-behaviour:
 	@echo "== e2e-behaviour: the behaviour comparison against every peer (about 1 minute)"
 	cd bench && $(GO) test -tags e2e -run TestBehaviourComparison -count=1 -timeout 10m -v .
+
+# bench-adaptive measures goodput under overload (bench/cmd/goodput, bench/README.md):
+# rxhystrix ADAPTIVE, failsafe-go's adaptive limiter and static semaphores on the same
+# Poisson arrivals against a loopback backend of real capacity. About 20 minutes (steps,
+# capacity drop, 5 minutes of drift); ADAPTIVE_ARGS="-phase 5s -drift 0" for a quick run.
+# It writes its tables and plots into bench/goodput/. Not part of make test.
+ADAPTIVE_ARGS ?=
+bench-adaptive:
+	cd bench && $(GO) run ./cmd/goodput -out goodput $(ADAPTIVE_ARGS)
 
 # bench-lib runs the library packages' own benchmarks.
 bench-lib:

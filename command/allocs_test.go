@@ -17,12 +17,13 @@ import (
 )
 
 // TestFrontDoorAllocations pins what each front door allocates per call on SEMAPHORE
-// isolation (the race detector changes allocation counts, so this runs without it): the
+// isolation (and Execute on ADAPTIVE: the same) (the race detector changes allocation counts, so this runs without it): the
 // Command itself, plus the done channel for a run that watches its context, the outcomes
 // (future and observable) for Queue, and the replay machinery for Observe.
 func TestFrontDoorAllocations(t *testing.T) {
 	s := semaphoreSetter(NewRuntime())
 	defer s.Runtime.Close()
+	adaptive := Setter{Runtime: s.Runtime, CommandKey: "adaptive", Properties: config.Overrides{"execution.isolation.strategy": "ADAPTIVE"}}
 	ctx := context.Background()
 	watching := func(ctx context.Context) (int, error) {
 		select {
@@ -38,6 +39,7 @@ func TestFrontDoorAllocations(t *testing.T) {
 		call func()
 	}{
 		{"Execute", 1, func() { _, _ = New(s, benchRun).WithFallback(benchFallback).Execute(ctx) }},
+		{"Execute, ADAPTIVE", 1, func() { _, _ = New(adaptive, benchRun).WithFallback(benchFallback).Execute(ctx) }},
 		{"Execute, run watching ctx", 2, func() { _, _ = New(s, watching).WithFallback(benchFallback).Execute(ctx) }},
 		{"Queue+Get", 3, func() {
 			f, err := New(s, benchRun).WithFallback(benchFallback).Queue(ctx)

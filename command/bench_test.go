@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -196,4 +197,35 @@ func BenchmarkRxgoDeferFloor(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkAdaptiveVersusSemaphore: an uncontended Execute under ADAPTIVE isolation next to
+// one under SEMAPHORE, interleaved in blocks of 100 so that both see the same machine;
+// reports each one's ns/op and their ratio (the budget: at most 1.3).
+func BenchmarkAdaptiveVersusSemaphore(b *testing.B) {
+	rt := benchRuntime(b)
+	sem := Setter{Runtime: rt, CommandKey: "sem", Properties: config.Overrides{
+		"execution.isolation.strategy": "SEMAPHORE", "execution.isolation.semaphore.maxConcurrentRequests": "1000"}}
+	ada := Setter{Runtime: rt, CommandKey: "ada", Properties: config.Overrides{"execution.isolation.strategy": "ADAPTIVE"}}
+	ctx := context.Background()
+	block := func(s Setter) time.Duration {
+		start := time.Now()
+		for range 100 {
+			if v, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil || v != 1 {
+				b.Fatal(v, err)
+			}
+		}
+		return time.Since(start)
+	}
+	var tSem, tAda time.Duration
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		tSem += block(sem)
+		tAda += block(ada)
+		n += 100
+	}
+	b.ReportMetric(float64(tSem.Nanoseconds())/float64(n), "semaphore-ns/op")
+	b.ReportMetric(float64(tAda.Nanoseconds())/float64(n), "adaptive-ns/op")
+	b.ReportMetric(float64(tAda)/float64(tSem), "adaptive/semaphore")
 }

@@ -131,6 +131,7 @@ var layout = []stage{
 	retry{},
 	breakerGate{},
 	semaphore{},
+	adaptiveLimit{},
 	timeout{},
 	threadPool{},
 	run{},

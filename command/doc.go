@@ -1,6 +1,7 @@
 // Package command runs calls to dependencies the way Netflix Hystrix's HystrixCommand
-// and HystrixObservableCommand do: behind a circuit breaker, an isolation (semaphore or
-// goroutine pool), a timeout and a fallback, with every outcome published to metrics.
+// and HystrixObservableCommand do: behind a circuit breaker, an isolation (semaphore,
+// goroutine pool, or beyond Hystrix an adaptive concurrency limit), a timeout and a
+// fallback, with every outcome published to metrics.
 //
 // Main types:
 //
@@ -41,6 +42,8 @@
 //	                while it FAILED, after a backoff, within the key's budget
 //	  breakerGate   Attempt on the way in; on the way out it reports the verdict it got
 //	  semaphore     SEMAPHORE only: the execution semaphore, held until the rest returns
+//	  adaptiveLimit ADAPTIVE only: a permit of the adaptive limit, held until the rest
+//	                returns, given back with the run's latency and outcome
 //	  timeout       starts the attempt's clock (queue wait counts) and its deadline, and
 //	                opens the race that the run, the timer and the caller settle
 //	  threadPool    THREAD only: hands the rest (the run) to the key's goroutine pool and
@@ -137,6 +140,35 @@
 // budget.maxTokens selects gRPC's token bucket instead. A retry the budget refuses is not
 // made: BUDGET_EXHAUSTED, which says nothing about health. Without retries a key has no
 // retry stage and pays nothing.
+// # ADAPTIVE isolation
+//
+// Beyond Hystrix, execution.isolation.strategy=ADAPTIVE runs the command on the caller's
+// goroutine, as SEMAPHORE does, behind a concurrency limit that learns the dependency's
+// capacity (package adaptive: Gradient2 or Vegas, set by the
+// execution.isolation.adaptive.* properties) instead of a fixed maxConcurrentRequests.
+// The adaptiveLimit stage takes a permit without waiting and gives it back when the rest
+// of the chain returns, on every path (a panic, runtime.Goexit, a timeout, a caller that
+// left), with what the attempt teaches the limit: the run's latency when it succeeded or
+// was a bad request, a drop when it failed or timed out, nothing when the run never
+// started or the caller left. A refusal is ADAPTIVE_REJECTED (failure type
+// REJECTED_ADAPTIVE_EXECUTION, errors.Is ErrAdaptiveRejected) whose cause is the reason:
+// adaptive.ErrLimit, ErrCriticality, ErrQueueFull or ErrQueueTimeout. It counts against
+// health like SEMAPHORE_REJECTED: a limit that refuses says the dependency is slow to give
+// its permits back, which is what the breaker is there to see. A key that sheds load by
+// design refuses a large share under overload (half of it at twice the capacity): give its
+// breaker an errorThresholdPercentage above the share it expects to shed, or disable it.
+//
+// Each execution carries a criticality from its context (WithCriticality; hystrixhttp's
+// Middleware and hystrixgrpc's server interceptor set it from the request): under
+// overload the lowest is refused first, each level keeping the share of the limit that
+// execution.isolation.adaptive.reserved gives it. With execution.isolation.adaptive.queueSize
+// an execution may wait for a permit (the stage is then a waiting one: Queue and Observe
+// drive the chain on a goroutine of their own), at most the execution timeout and no
+// longer than its caller. A key has a limit of its own, or shares its
+// execution.isolation.adaptive.group's with the other keys of the group (configured by
+// whichever of them bound last: give them the same properties). An uncontended Execute
+// under ADAPTIVE allocates what one under SEMAPHORE does and costs about as much
+// (BenchmarkAdaptiveVersusSemaphore: 1.0-1.15x).
 //
 // # Timeouts and the run context
 //

@@ -28,6 +28,10 @@ const (
 	RejectedSemaphoreExecution
 	// RejectedSemaphoreFallback: the fallback semaphore was full.
 	RejectedSemaphoreFallback
+	// RejectedAdaptiveExecution: the adaptive concurrency limit refused the execution
+	// (ADAPTIVE isolation, beyond Hystrix); the cause says why (adaptive.ErrLimit,
+	// ErrQueueFull, ErrCriticality).
+	RejectedAdaptiveExecution
 )
 
 // String returns the Hystrix name, e.g. "REJECTED_SEMAPHORE_EXECUTION".
@@ -47,6 +51,8 @@ func (t FailureType) String() string {
 		return "REJECTED_SEMAPHORE_EXECUTION"
 	case RejectedSemaphoreFallback:
 		return "REJECTED_SEMAPHORE_FALLBACK"
+	case RejectedAdaptiveExecution:
+		return "REJECTED_ADAPTIVE_EXECUTION"
 	}
 	return "FailureType(" + strconv.Itoa(int(t)) + ")"
 }
@@ -71,6 +77,7 @@ var (
 	ErrThreadPoolFull    error = &sentinel{RejectedThreadExecution, "command: could not be queued for execution"}
 	ErrSemaphoreRejected error = &sentinel{RejectedSemaphoreExecution, "command: could not acquire a semaphore for execution"}
 	ErrFallbackRejected  error = &sentinel{RejectedSemaphoreFallback, "command: could not acquire a semaphore for fallback execution"}
+	ErrAdaptiveRejected  error = &sentinel{RejectedAdaptiveExecution, "command: could not acquire an adaptive permit for execution"}
 )
 
 // Causes of failures that do not come from user code.
@@ -144,6 +151,8 @@ func (e *Error) what() string {
 		return "could not be queued for execution"
 	case RejectedSemaphoreExecution:
 		return "could not acquire a semaphore for execution"
+	case RejectedAdaptiveExecution:
+		return "could not acquire an adaptive permit for execution"
 	case RejectedSemaphoreFallback:
 		// The fallback was rejected after some other failure: name that one.
 		var s *sentinel

@@ -75,6 +75,10 @@ func (e *env) assertIdle(key string) {
 	if b := ks.pool.Load(); b != nil {
 		assert.Zero(e.t, b.m.CurrentActive(), "active threads of %s", key)
 	}
+	if b := ks.limiter.Load(); b != nil {
+		assert.Zero(e.t, b.l.Inflight(), "adaptive permits of %s", key)
+		assert.Zero(e.t, b.l.Queued(), "adaptive queue of %s", key)
+	}
 }
 
 // assertNoDeadlines checks that no execution of key waits in its deadline queue.

@@ -34,8 +34,9 @@ type keyState struct {
 	fallbackSem *isolation.Semaphore
 	classify    Classifier
 	deadlines   deadlines
-	chain       atomic.Pointer[keyChain]  // the chain of the key's properties (currentChain)
-	budget      atomic.Pointer[keyBudget] // the budget of the key's properties (extraBudget)
+	chain       atomic.Pointer[keyChain]       // the chain of the key's properties (currentChain)
+	budget      atomic.Pointer[keyBudget]      // the budget of the key's properties (extraBudget)
+	limiter     atomic.Pointer[limiterBinding] // ADAPTIVE isolation: the key's limiter (stage_adaptive.go)
 
 	poolMu sync.Mutex
 	pool   atomic.Pointer[poolBinding]

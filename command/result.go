@@ -123,10 +123,14 @@ func (x *execution) IsResponseTimedOut() bool { return x.has(metrics.Timeout) }
 // IsResponseShortCircuited reports whether the circuit breaker refused the execution.
 func (x *execution) IsResponseShortCircuited() bool { return x.has(metrics.ShortCircuited) }
 
-// IsResponseRejected reports whether the semaphore or the pool refused the execution.
+// IsResponseRejected reports whether the isolation refused the execution: the semaphore,
+// the pool or the adaptive limit.
 func (x *execution) IsResponseRejected() bool {
-	return x.has(metrics.SemaphoreRejected) || x.has(metrics.ThreadPoolRejected)
+	return x.has(metrics.SemaphoreRejected) || x.has(metrics.ThreadPoolRejected) || x.has(metrics.AdaptiveRejected)
 }
+
+// IsResponseAdaptiveRejected reports whether the adaptive limit refused the execution.
+func (x *execution) IsResponseAdaptiveRejected() bool { return x.has(metrics.AdaptiveRejected) }
 
 // IsResponseThreadPoolRejected reports whether the pool refused the execution.
 func (x *execution) IsResponseThreadPoolRejected() bool { return x.has(metrics.ThreadPoolRejected) }

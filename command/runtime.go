@@ -35,6 +35,7 @@ type Runtime struct {
 	keys    sync.Map   // command key -> *keyState: one lock-free lookup per command
 	chains  sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
 	budgets sync.Map   // budgetKey -> budget.Budget: the budgets of extra attempts (budgetOf)
+	groups  sync.Map   // execution.isolation.adaptive.group -> *adaptive.Limiter (stage_adaptive.go)
 }
 
 // Option configures NewRuntime.

@@ -25,7 +25,7 @@ var (
 	strCodec  = codec[string]{parse: func(s string) (string, error) { return strings.TrimSpace(s), nil },
 		format: func(s string) string { return s }}
 	isolationCodec = codec[IsolationStrategy]{parse: ParseIsolationStrategy,
-		format: IsolationStrategy.String, values: []IsolationStrategy{Thread, Semaphore}}
+		format: IsolationStrategy.String, values: []IsolationStrategy{Thread, Semaphore, Adaptive}}
 	millisCodec  = durationCodec(time.Millisecond)
 	minutesCodec = durationCodec(time.Minute)
 )

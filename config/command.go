@@ -6,7 +6,7 @@ import "time"
 // hystrix.command.<KEY>.X, then the value set in code, then hystrix.command.default.X,
 // then the built-in default. Each field's doc gives the Hystrix short name and default.
 type CommandProperties struct {
-	// IsolationStrategy: execution.isolation.strategy = THREAD.
+	// IsolationStrategy: execution.isolation.strategy = THREAD (or SEMAPHORE, or ADAPTIVE).
 	IsolationStrategy *Property[IsolationStrategy]
 	// ExecutionTimeout: execution.isolation.thread.timeoutInMilliseconds = 1000 (> 0).
 	ExecutionTimeout *Property[time.Duration]
@@ -126,6 +126,28 @@ type CommandProperties struct {
 	// BudgetTokenRatio: budget.tokenRatioInThousandths = 100 (>= 0): gRPC's tokenRatio, in
 	// thousandths of a token (100 is 0.1).
 	BudgetTokenRatio *Property[int]
+	// ADAPTIVE isolation (beyond Hystrix; see package adaptive and config/adaptive.go).
+
+	// AdaptiveAlgorithm: execution.isolation.adaptive.algorithm = GRADIENT2 (or VEGAS).
+	AdaptiveAlgorithm *Property[AdaptiveAlgorithm]
+	// AdaptiveMinLimit: execution.isolation.adaptive.minLimit = 1 (>= 1).
+	AdaptiveMinLimit *Property[int]
+	// AdaptiveMaxLimit: execution.isolation.adaptive.maxLimit = 200 (>= minLimit).
+	AdaptiveMaxLimit *Property[int]
+	// AdaptiveInitialLimit: execution.isolation.adaptive.initialLimit = 20 (minLimit..maxLimit).
+	AdaptiveInitialLimit *Property[int]
+	// AdaptiveWindow: execution.isolation.adaptive.windowInMilliseconds = 250 (> 0): the
+	// smoothing window, how long the limit gathers samples before it moves.
+	AdaptiveWindow *Property[time.Duration]
+	// AdaptiveQueueSize: execution.isolation.adaptive.queueSize = 0 (>= 0): how many calls
+	// may wait for a permit (LIFO, highest criticality first).
+	AdaptiveQueueSize *Property[int]
+	// AdaptiveReserved: execution.isolation.adaptive.reserved = CRITICAL=30,SHEDDABLE_PLUS=20:
+	// per criticality, the percentage of the limit lower levels may not use.
+	AdaptiveReserved *Property[Reserved]
+	// AdaptiveGroup: execution.isolation.adaptive.group = "" (the key's own limit): keys
+	// of the same group share one limit (keys that call the same dependency).
+	AdaptiveGroup *Property[string]
 
 	k keyState
 }
@@ -322,10 +344,19 @@ var commandScope = func() *scope[cmd] {
 		BudgetMinPerSecond.d,
 		BudgetMaxTokens.d,
 		BudgetTokenRatio.d,
+		AdaptiveAlgorithmKey.d,
+		AdaptiveMinLimit.d,
+		AdaptiveMaxLimit.d,
+		AdaptiveInitialLimit.d,
+		AdaptiveWindow.d,
+		AdaptiveQueueSize.d,
+		AdaptiveReserved.d,
+		AdaptiveGroup.d,
 	)
 	sc.checks = []check[cmd]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),
 		divisible(sc, "metrics.rollingPercentile.timeInMilliseconds", "metrics.rollingPercentile.numBuckets"),
+		limitRange(sc),
 	}
 	return sc
 }()

@@ -24,6 +24,14 @@ func TestCommandDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{
 		"execution.isolation.strategy":                        "THREAD",
+		"execution.isolation.adaptive.algorithm":              "GRADIENT2",
+		"execution.isolation.adaptive.minLimit":               "1",
+		"execution.isolation.adaptive.maxLimit":               "200",
+		"execution.isolation.adaptive.initialLimit":           "20",
+		"execution.isolation.adaptive.windowInMilliseconds":   "250",
+		"execution.isolation.adaptive.queueSize":              "0",
+		"execution.isolation.adaptive.reserved":               "CRITICAL=30,SHEDDABLE_PLUS=20",
+		"execution.isolation.adaptive.group":                  "",
 		"execution.isolation.thread.timeoutInMilliseconds":    "1000",
 		"execution.timeout.enabled":                           "true",
 		"execution.isolation.thread.interruptOnTimeout":       "true",
@@ -157,14 +165,14 @@ func TestSettingsOrderFollowsStructOrder(t *testing.T) {
 	s := c.Settings()
 	require.NotEmpty(t, s)
 	assert.Equal(t, "execution.isolation.strategy", s[0].Name)
-	assert.Equal(t, BudgetTokenRatio.Name(), s[len(s)-1].Name)
+	assert.Equal(t, AdaptiveGroup.Name(), s[len(s)-1].Name)
 }
 
 func TestIsolationStrategy(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want IsolationStrategy
-	}{{"THREAD", Thread}, {"SEMAPHORE", Semaphore}, {" semaphore ", Semaphore}} {
+	}{{"THREAD", Thread}, {"SEMAPHORE", Semaphore}, {" semaphore ", Semaphore}, {"adaptive", Adaptive}} {
 		got, err := ParseIsolationStrategy(tc.in)
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
@@ -173,5 +181,6 @@ func TestIsolationStrategy(t *testing.T) {
 	assert.Error(t, err)
 	assert.Equal(t, "THREAD", Thread.String())
 	assert.Equal(t, "SEMAPHORE", Semaphore.String())
+	assert.Equal(t, "ADAPTIVE", Adaptive.String())
 	assert.Equal(t, "IsolationStrategy(7)", IsolationStrategy(7).String())
 }

@@ -73,6 +73,8 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		RetryMaxAttempts.Name(), RetryBackoff.Name(), RetryMaxBackoff.Name(), RetryOnTimeout.Name(),
 		RetryTimeoutPerAttempt.Name(), BudgetEnabled.Name(), BudgetGroup.Name(), BudgetPercent.Name(),
 		BudgetMinPerSecond.Name(), BudgetMaxTokens.Name(), BudgetTokenRatio.Name(),
+		AdaptiveAlgorithmKey.Name(), AdaptiveMinLimit.Name(), AdaptiveMaxLimit.Name(), AdaptiveInitialLimit.Name(),
+		AdaptiveWindow.Name(), AdaptiveQueueSize.Name(), AdaptiveReserved.Name(), AdaptiveGroup.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),

@@ -210,6 +210,9 @@ func (r Registries) command(m *metrics.CommandMetrics, p *config.CommandProperti
 	if p != nil {
 		c.CommandPropertyValues = commandPropertyValues(p)
 	}
+	if g, ok := m.AdaptiveGauges(); ok {
+		c.CommandAdaptive = &CommandAdaptive{AdaptiveLimit: g.Limit, AdaptiveInflight: g.Inflight, AdaptiveQueue: g.Queued}
+	}
 	return c
 }
 

@@ -345,7 +345,7 @@ func TestRegistriesOverHTTP(t *testing.T) {
 		"rollingCountExceptionsThrown": 4.0, "rollingCountFailure": 9.0, "rollingCountFallbackEmit": 12.0,
 		"rollingCountFallbackFailure": 0.0, "rollingCountFallbackMissing": 3.0,
 		"rollingCountFallbackRejection": 0.0, "rollingCountFallbackSuccess": 12.0,
-		"rollingCountResponsesFromCache": 1.0, "rollingCountSemaphoreRejected": 0.0,
+		"rollingCountResponsesFromCache": 1.0, "rollingCountSemaphoreRejected": 0.0, "rollingCountAdaptiveRejected": 0.0,
 		"rollingCountShortCircuited": 2.0, "rollingCountSuccess": 12.0, "rollingCountThreadPoolRejected": 1.0,
 		"rollingCountTimeout": 3.0, "rollingCountRateLimited": 0.0, "rollingCountFaultInjected": 0.0,
 		"currentConcurrentExecutionCount":    2.0,

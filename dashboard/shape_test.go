@@ -32,6 +32,9 @@ const (
 // an object or a byName.
 type object map[string]any
 
+// optional is the shape of a field that may be absent.
+type optional struct{ value any }
+
 // byName is the shape of a JSON object keyed by names (command keys, property names),
 // every value of one shape.
 type byName struct{ value any }
@@ -47,6 +50,8 @@ var commandShape = object{
 	"rollingCountShortCircuited": kInt, "rollingCountSuccess": kInt,
 	"rollingCountThreadPoolRejected": kInt, "rollingCountTimeout": kInt,
 	"rollingCountRateLimited": kInt, "rollingCountFaultInjected": kInt, // beyond Hystrix
+	"rollingCountAdaptiveRejected": kInt,                                                                                // ours
+	"adaptiveLimit":                optional{kInt}, "adaptiveInflight": optional{kInt}, "adaptiveQueue": optional{kInt}, // ours, ADAPTIVE keys only
 	"currentConcurrentExecutionCount": kInt, "rollingMaxConcurrentExecutionCount": kInt,
 	"latencyExecute_mean": kInt, "latencyExecute": kPct, "latencyTotal_mean": kInt, "latencyTotal": kPct,
 	"propertyValue_circuitBreakerRequestVolumeThreshold":             kInt,
@@ -189,12 +194,22 @@ func checkShape(t reporter, path string, got, want any) {
 		if !assert.True(t, ok, "%s is an object, got %v", path, got) {
 			return
 		}
-		assert.ElementsMatch(t, slices.Collect(maps.Keys(want)), slices.Collect(maps.Keys(obj)), "fields of %s", path)
+		var fields []string
+		for name, field := range want {
+			if _, opt := field.(optional); !opt {
+				fields = append(fields, name)
+			} else if _, ok := obj[name]; ok {
+				fields = append(fields, name)
+			}
+		}
+		assert.ElementsMatch(t, fields, slices.Collect(maps.Keys(obj)), "fields of %s", path)
 		for name, field := range want {
 			if v, ok := obj[name]; ok {
 				checkShape(t, path+"."+name, v, field)
 			}
 		}
+	case optional:
+		checkShape(t, path, got, want.value)
 	case byName:
 		obj, ok := got.(map[string]any)
 		if !assert.True(t, ok, "%s is an object, got %v", path, got) {

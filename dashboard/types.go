@@ -37,9 +37,19 @@ type Command struct {
 	LatencyExecute                     Percentiles `json:"latencyExecute"`
 	LatencyTotalMean                   int64       `json:"latencyTotal_mean"`
 	LatencyTotal                       Percentiles `json:"latencyTotal"`
+	*CommandAdaptive
 	CommandPropertyValues
 	ReportingHosts int    `json:"reportingHosts"` // 1 per process; Turbine sums it
 	ThreadPool     string `json:"threadPool"`
+}
+
+// CommandAdaptive are the gauges of a command key's adaptive concurrency limit, beyond
+// Hystrix (the Netflix dashboard ignores them): present only for a key under ADAPTIVE
+// isolation that has run.
+type CommandAdaptive struct {
+	AdaptiveLimit    int `json:"adaptiveLimit"`    // the current limit
+	AdaptiveInflight int `json:"adaptiveInflight"` // executions holding a permit
+	AdaptiveQueue    int `json:"adaptiveQueue"`    // executions waiting for one
 }
 
 // CommandCounts are the rolling event counts of a command (rolling statistical window):
@@ -65,6 +75,9 @@ type CommandCounts struct {
 	// stage picked.
 	RateLimited   int64 `json:"rollingCountRateLimited"`
 	FaultInjected int64 `json:"rollingCountFaultInjected"`
+	// AdaptiveRejected is beyond Hystrix (ADAPTIVE isolation): the Netflix dashboard
+	// ignores it.
+	AdaptiveRejected int64 `json:"rollingCountAdaptiveRejected"`
 }
 
 // CommandPropertyValues are the property values a command actually runs with.

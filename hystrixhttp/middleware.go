@@ -35,6 +35,9 @@ import (
 // http.Flusher, and http.NewResponseController reaches the server's own writer through
 // it (deadlines, hijacking).
 //
+// Under ADAPTIVE isolation each request carries the criticality its CriticalityHeader
+// names (CRITICAL without one), and the lowest is refused first.
+//
 // A Middleware is safe for concurrent use; its fields must not change once it is in use.
 type Middleware struct {
 	// Setter holds the runtime, group key, properties and classifier of the commands.
@@ -52,8 +55,8 @@ type Middleware struct {
 	// Fallback, if set, answers a request the handler did not: short-circuited,
 	// rejected, or timed out before the handler wrote anything. err wraps the command
 	// package's sentinel (ErrShortCircuited, ErrSemaphoreRejected, ErrThreadPoolFull,
-	// ErrTimeout). Nil means 503 Service Unavailable, with Retry-After for a short
-	// circuit (the sleep window) or a rejection (1 second).
+	// ErrAdaptiveRejected, ErrTimeout). Nil means 503 Service Unavailable, with
+	// Retry-After for a short circuit (the sleep window) or a rejection (1 second).
 	Fallback func(w http.ResponseWriter, r *http.Request, err error)
 
 	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
@@ -68,7 +71,7 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 		if m.Fallback != nil {
 			cmd.WithFallback(h.fallback)
 		}
-		_, err := cmd.Execute(r.Context())
+		_, err := cmd.Execute(requestContext(r))
 		h.call.End()
 		h.respond(s, err)
 	})
@@ -144,7 +147,8 @@ func (h *handling) respond(s command.Setter, err error) {
 	switch {
 	case errors.Is(err, command.ErrShortCircuited):
 		h.w.Header().Set("Retry-After", retryAfter(s))
-	case errors.Is(err, command.ErrSemaphoreRejected), errors.Is(err, command.ErrThreadPoolFull):
+	case errors.Is(err, command.ErrSemaphoreRejected), errors.Is(err, command.ErrThreadPoolFull),
+		errors.Is(err, command.ErrAdaptiveRejected):
 		h.w.Header().Set("Retry-After", "1")
 	}
 	http.Error(&h.w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)

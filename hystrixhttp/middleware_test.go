@@ -267,3 +267,42 @@ func TestMiddlewareThreadIsolationWaitsForTheHandler(t *testing.T) {
 		})
 	}
 }
+
+// Under ADAPTIVE isolation the request's Hystrix-Criticality header gives its criticality:
+// with a limit of 2, SHEDDABLE requests may use one permit, the others both.
+func TestMiddlewareTakesTheCriticalityFromTheHeader(t *testing.T) {
+	e := cmdtest.New(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("hold") != "" {
+			close(entered)
+			<-release
+		}
+	})
+	srv, c, _ := serve(t, &Middleware{Setter: e.Setter("work", "execution.isolation.strategy", "ADAPTIVE",
+		"execution.isolation.adaptive.minLimit", "2", "execution.isolation.adaptive.initialLimit", "2",
+		"execution.isolation.adaptive.maxLimit", "2")}, h)
+	get := func(path, criticality string) *http.Response {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		require.NoError(t, err)
+		if criticality != "" {
+			req.Header.Set(CriticalityHeader, criticality)
+		}
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	held := make(chan *http.Response)
+	go func() { held <- get("/work?hold=1", "sheddable") }()
+	<-entered
+	resp := get("/work", "SHEDDABLE")
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "SHEDDABLE's share is taken")
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+	assert.Equal(t, http.StatusOK, get("/work", "").StatusCode, "CRITICAL without the header")
+	assert.Equal(t, http.StatusOK, get("/work", "critical-plus").StatusCode)
+	close(release)
+	assert.Equal(t, http.StatusOK, (<-held).StatusCode)
+	assert.EqualValues(t, 1, e.Count("work", metrics.AdaptiveRejected))
+}

@@ -26,6 +26,8 @@ type CommandMetrics struct {
 	hw        healthWindow // the scan over closed health buckets
 	listeners []healthListener
 	nextID    uint64
+
+	adaptive atomic.Pointer[func() AdaptiveGauges] // ADAPTIVE isolation's gauges (adaptive_gauges.go)
 }
 
 // healthState is a published health snapshot with the health counters it was cut at, so

@@ -44,8 +44,13 @@ const (
 	// that of the attempts it made).
 	BudgetExhausted
 
+	// ADAPTIVE isolation (command/stage_adaptive.go): the adaptive concurrency limit
+	// refused the execution (its reason is the cause: the limit, the queue, the
+	// criticality's share).
+	AdaptiveRejected
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(BudgetExhausted) + 1
+	NumEventTypes = int(AdaptiveRejected) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -106,6 +111,9 @@ var eventInfos = [NumEventTypes]eventInfo{
 	FaultInjected:   {name: "FAULT_INJECTED", stream: "FaultInjected"},
 	Retry:           {name: "RETRY"},
 	BudgetExhausted: {name: "BUDGET_EXHAUSTED"},
+	// ADAPTIVE isolation: unhealthy like SEMAPHORE_REJECTED (a dependency that holds its
+	// permits is a slow one: the breaker should see it).
+	AdaptiveRejected: {name: "ADAPTIVE_REJECTED", health: Unhealthy, stream: "AdaptiveRejected"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.

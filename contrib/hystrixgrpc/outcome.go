@@ -126,7 +126,8 @@ func (e *statusError) code() codes.Code {
 	switch {
 	case errors.Is(e.err, command.ErrShortCircuited):
 		return codes.Unavailable
-	case errors.Is(e.err, command.ErrSemaphoreRejected), errors.Is(e.err, command.ErrThreadPoolFull):
+	case errors.Is(e.err, command.ErrSemaphoreRejected), errors.Is(e.err, command.ErrThreadPoolFull),
+		errors.Is(e.err, command.ErrAdaptiveRejected):
 		return codes.ResourceExhausted
 	case errors.Is(e.err, command.ErrTimeout):
 		return codes.DeadlineExceeded

@@ -22,7 +22,9 @@ import (
 // answers Unavailable, ResourceExhausted or DeadlineExceeded (or the Fallback's answer,
 // for unary calls); a panic in the handler is a failure answered with Internal, and
 // logged with its stack (log/slog), instead of crashing the process. The interceptors
-// return only after the handler did, whatever the isolation.
+// return only after the handler did, whatever the isolation. Under ADAPTIVE isolation
+// each call carries the criticality its CriticalityMetadata names (CRITICAL without one),
+// and the lowest is refused first.
 //
 // A Server is safe for concurrent use; its fields must not change once it is in use.
 type Server struct {
@@ -39,7 +41,7 @@ type Server struct {
 	Classify func(codes.Code) command.Class
 	// Fallback, if set, answers a failed unary call instead: err is the handler's error
 	// or wraps a sentinel (command.ErrShortCircuited, ErrSemaphoreRejected,
-	// ErrThreadPoolFull, ErrTimeout). Streams have no fallback.
+	// ErrThreadPoolFull, ErrAdaptiveRejected, ErrTimeout). Streams have no fallback.
 	Fallback func(ctx context.Context, method string, req any, err error) (any, error)
 
 	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
@@ -52,7 +54,7 @@ func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 	if s.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
-	resp, err := cmd.Execute(ctx)
+	resp, err := cmd.Execute(callContext(ctx))
 	return resp, u.result(ctx, err)
 }
 
@@ -83,7 +85,7 @@ func (u *unaryHandling) fallback(ctx context.Context, err error) (any, error) {
 // execution (it counts once; the timeout bounds its life).
 func (s *Server) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	h := &streamHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, srv: srv, ss: ss, handler: handler}
-	_, err := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), h.run).Execute(ss.Context())
+	_, err := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), h.run).Execute(callContext(ss.Context()))
 	return h.result(ss.Context(), err)
 }
 

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	testpb "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -143,4 +144,30 @@ func TestServerStreamRefusedWhileOpen(t *testing.T) {
 	_, err = stream.Recv()
 	assert.Equal(t, codes.Unavailable, status.Code(err))
 	assert.Zero(t, svc.hits.Load())
+}
+
+// Under ADAPTIVE isolation the call's hystrix-criticality metadata gives its criticality:
+// with a limit of 2, SHEDDABLE calls may use one permit, the others both.
+func TestServerTakesTheCriticalityFromTheMetadata(t *testing.T) {
+	e := cmdtest.New(t)
+	svc := newService()
+	client := serveWith(t, svc, &Server{Setter: e.Setter("work", "execution.isolation.strategy", "ADAPTIVE",
+		"execution.isolation.adaptive.minLimit", "2", "execution.isolation.adaptive.initialLimit", "2",
+		"execution.isolation.adaptive.maxLimit", "2")})
+	sheddable := metadata.AppendToOutgoingContext(context.Background(), CriticalityMetadata, "SHEDDABLE")
+	hold, stop := context.WithCancel(sheddable)
+	held := make(chan error)
+	go func() {
+		_, err := client.EmptyCall(hold, &testpb.Empty{}) // blocks until its context ends
+		held <- err
+	}()
+	<-svc.entered
+	_, err := client.UnaryCall(sheddable, &testpb.SimpleRequest{})
+	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "SHEDDABLE's share is taken")
+	_, err = client.UnaryCall(context.Background(), &testpb.SimpleRequest{})
+	require.NoError(t, err, "CRITICAL without the metadata")
+	stop()
+	assert.Equal(t, codes.Canceled, status.Code(<-held))
+	<-svc.ended
+	assert.EqualValues(t, 1, e.Count("work", metrics.AdaptiveRejected))
 }

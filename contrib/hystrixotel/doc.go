@@ -35,7 +35,9 @@
 // each collection, so executions do no work for it and an evicted key's data points
 // disappear with it. Latency percentiles are gauges because the library keeps rolling
 // histograms that it empties bucket by bucket, not cumulative ones (see
-// contrib/hystrixprom). Each key's attribute sets are made at its first collection.
+// contrib/hystrixprom). Each key's attribute sets are made at its first collection. A
+// key under ADAPTIVE isolation adds the gauges hystrix.command.adaptive.limit, .inflight
+// and .queued, and its rejections count as the event adaptive_rejected.
 //
 // # Cost per execution
 //

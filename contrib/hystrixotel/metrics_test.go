@@ -10,6 +10,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
 )
 
 // collect returns the data of the metric named name from one collection.
@@ -143,4 +146,20 @@ func TestMetricsCloseUnregisters(t *testing.T) {
 	assert.Equal(t, 23, points(), "one command key: its six outcomes, latencies, concurrency, health, breaker state")
 	require.NoError(t, m.Close())
 	assert.Zero(t, points())
+}
+
+// A key under ADAPTIVE isolation publishes its limit's gauges.
+func TestMetricsAdaptiveGauges(t *testing.T) {
+	e := newEnv(t)
+	s := command.Setter{Runtime: e.rt, CommandKey: "Adaptive", GroupKey: "Shop", Properties: config.Overrides{
+		"execution.isolation.strategy": "ADAPTIVE", "execution.isolation.adaptive.initialLimit": "7"}}
+	_, err := command.New(s, func(context.Context) (string, error) { return "v", nil }).Execute(t.Context())
+	require.NoError(t, err)
+	for name, want := range map[string]float64{"hystrix.command.adaptive.limit": 7, "hystrix.command.adaptive.inflight": 0,
+		"hystrix.command.adaptive.queued": 0} {
+		g, ok := e.collect(name).(metricdata.Gauge[float64])
+		require.True(t, ok, name)
+		require.Len(t, g.DataPoints, 1, name)
+		assert.Equal(t, want, g.DataPoints[0].Value, name)
+	}
 }

@@ -147,6 +147,7 @@ func TestName(t *testing.T) {
 		telemetry.ThreadPoolCompletedTasks:    "hystrix_thread_pool_completed_tasks_total",
 		telemetry.CollapserBatchSize:          "hystrix_collapser_batch_size",
 		telemetry.CommandConcurrentExecutions: "hystrix_command_concurrent_executions",
+		telemetry.CommandAdaptiveLimit:        "hystrix_command_adaptive_limit",
 	} {
 		assert.Equal(t, want, name(telemetry.Catalogue[i]))
 	}

@@ -17,13 +17,16 @@
 //
 //	hystrix_command_events_total{event}              counter: success, failure, timeout,
 //	                                                  short_circuited, fallback_success, ...
-//	                                                  (Hystrix event types, lower case)
+//	                                                  (Hystrix event types, lower case,
+//	                                                  and adaptive_rejected)
 //	hystrix_command_execution_latency_seconds{percentile}  gauge: run latency
 //	hystrix_command_total_latency_seconds{percentile}      gauge: queue wait + run + fallback
 //	hystrix_command_execution_latency_mean_seconds, hystrix_command_total_latency_mean_seconds
 //	hystrix_command_concurrent_executions             gauge: running now
 //	hystrix_command_max_concurrent_executions         gauge: highest over rollingStats window
 //	hystrix_command_health_requests, _health_errors   gauge: the breaker's health window
+//	hystrix_command_adaptive_limit, _adaptive_inflight, _adaptive_queued  gauges: the
+//	                                                  adaptive limit (ADAPTIVE keys only)
 //	hystrix_circuit_breaker_state{state}              gauge: 1 for closed, open or half_open
 //	hystrix_circuit_breaker_transitions_total{from,to} counter
 //	hystrix_thread_pool_events_total{event}           counter: executed, rejected
@@ -39,7 +42,7 @@
 // (Prometheus handles that as a counter reset). The six primary outcomes (success,
 // failure, timeout, short_circuited, thread_pool_rejected, semaphore_rejected) are
 // always there, so error-rate and short-circuit queries find a series for every key; the
-// other twelve event types and each breaker transition (counted from the moment the
+// other event types and each breaker transition (counted from the moment the
 // Collector is created) appear with their first occurrence, because most stay at zero
 // for ever and every series costs every scrape.
 //

@@ -20,7 +20,8 @@
   // responses from cache, so its rate falls to nothing while a breaker is open.
   const CALL_COUNTS = ['rollingCountSuccess', 'rollingCountFailure', 'rollingCountTimeout',
     'rollingCountThreadPoolRejected', 'rollingCountSemaphoreRejected', 'rollingCountShortCircuited',
-    'rollingCountBadRequests', 'rollingCountResponsesFromCache', 'rollingCountRateLimited'];
+    'rollingCountBadRequests', 'rollingCountResponsesFromCache', 'rollingCountRateLimited',
+    'rollingCountAdaptiveRejected'];
 
   // ---- Summing and per-host values (pure functions) ----
 
@@ -132,18 +133,26 @@
     const errorPct = round1(num(d.errorPercentage) / hosts);
     return {
       name: String(d.name), search: `${d.name} ${d.group} ${d.threadPool}`.toLowerCase(),
-      keys: `${d.group || '-'} · pool ${d.threadPool || '-'}`,
+      keys: `${d.group || '-'} · pool ${d.threadPool || '-'}${adaptiveText(d)}`,
       hosts, rate, volume: rate, ratePerHost: rate / hosts, errorPct,
       state, stateClass, open: open > 0,
       radius: circleRadius(rate / hosts), colour: healthColour(errorPct, stateClass === 'open' || stateClass === 'forced-open'),
       success: num(d.rollingCountSuccess), shortCircuited: num(d.rollingCountShortCircuited),
       badRequest: num(d.rollingCountBadRequests), timeout: num(d.rollingCountTimeout),
-      rejected: num(d.rollingCountThreadPoolRejected) + num(d.rollingCountSemaphoreRejected),
+      rejected: num(d.rollingCountThreadPoolRejected) + num(d.rollingCountSemaphoreRejected) +
+        num(d.rollingCountAdaptiveRejected),
       failure: num(d.rollingCountFailure),
       limited: num(d.rollingCountRateLimited), injected: num(d.rollingCountFaultInjected),
       p50: perHost(lat['50'], hosts), p90: perHost(lat['90'], hosts), p99: perHost(lat['99'], hosts),
       p995: perHost(lat['99.5'], hosts), mean: perHost(d.latencyExecute_mean, hosts),
     };
+  }
+
+  // adaptiveText describes the adaptive limit of a circuit under ADAPTIVE isolation (fields
+  // beyond Hystrix, summed over hosts), or nothing for the others.
+  function adaptiveText(d) {
+    if (d.adaptiveLimit === undefined) return '';
+    return ` · limit ${num(d.adaptiveLimit)}, in flight ${num(d.adaptiveInflight)}, queued ${num(d.adaptiveQueue)}`;
   }
 
   function poolView(d) {

@@ -49,6 +49,9 @@ const (
 	CollapserEvents
 	CollapserBatchSize
 	CollapserBatchSizeMean
+	CommandAdaptiveLimit
+	CommandAdaptiveInflight
+	CommandAdaptiveQueued
 
 	// NumMetrics is the number of metrics in the catalogue.
 	NumMetrics
@@ -82,7 +85,7 @@ const pctHelp = " percentile over the rollingPercentile window (60 s by default)
 // Catalogue is every metric the exporters publish, indexed by the constants above.
 var Catalogue = [NumMetrics]Metric{
 	CommandEvents: {"command.events", "{event}", Counter,
-		"Events of a command key by Hystrix event type, since its metrics were created; success, failure, timeout, short_circuited, thread_pool_rejected and semaphore_rejected always, the others from their first occurrence.",
+		"Events of a command key by Hystrix event type (and adaptive_rejected), since its metrics were created; success, failure, timeout, short_circuited, thread_pool_rejected and semaphore_rejected always, the others from their first occurrence.",
 		with(commandLabels, LabelEvent)},
 	CommandExecutionLatency: {"command.execution_latency", "s", Gauge,
 		"Run latency" + pctHelp, with(commandLabels, LabelPercentile)},
@@ -133,4 +136,10 @@ var Catalogue = [NumMetrics]Metric{
 		"Batch size" + pctHelp, with(collLabels, LabelPercentile)},
 	CollapserBatchSizeMean: {"collapser.batch_size.mean", "{request}", Gauge,
 		"Mean batch size over the rollingPercentile window.", collLabels},
+	CommandAdaptiveLimit: {"command.adaptive.limit", "{execution}", Gauge,
+		"Current adaptive concurrency limit of a command key under ADAPTIVE isolation (its group's when it has one).", commandLabels},
+	CommandAdaptiveInflight: {"command.adaptive.inflight", "{execution}", Gauge,
+		"Executions holding a permit of the adaptive limit of a command key under ADAPTIVE isolation.", commandLabels},
+	CommandAdaptiveQueued: {"command.adaptive.queued", "{execution}", Gauge,
+		"Executions waiting for a permit of the adaptive limit (execution.isolation.adaptive.queueSize).", commandLabels},
 }

@@ -218,7 +218,7 @@ const outcomes = 1<<metrics.Success | 1<<metrics.Failure | 1<<metrics.Timeout |
 // The extras of the event types (their Hystrix names in lower case), percentiles, breaker
 // states and transitions, by event type, percentile, state and breakerPairs.
 var (
-	commandEvents   = extrasOf(LabelEvent, lower[metrics.EventType](int(metrics.CommandMaxActive))) // the last type is a gauge, not an event
+	commandEvents   = extrasOf(LabelEvent, lower[metrics.EventType](metrics.NumEventTypes)) // COMMAND_MAX_ACTIVE's unused (commandEventOrder)
 	poolEvents      = extrasOf(LabelEvent, lower[metrics.ThreadPoolEventType](metrics.NumThreadPoolEventTypes))
 	collapserEvents = extrasOf(LabelEvent, lower[metrics.CollapserEventType](metrics.NumCollapserEventTypes))
 	percentiles     = extrasOf(LabelPercentile, percentileLabels())
@@ -235,7 +235,7 @@ var breakerPairs = [...][2]breaker.State{
 // Orders in which to read the event types and breaker states: that of their labels,
 // the order in which Prometheus sorts the series of a metric.
 var (
-	commandEventOrder   = labelOrder(commandEvents)
+	commandEventOrder   = slices.DeleteFunc(labelOrder(commandEvents), isGauge) // COMMAND_MAX_ACTIVE is a gauge, not an event
 	poolEventOrder      = labelOrder(poolEvents)
 	collapserEventOrder = labelOrder(collapserEvents)
 	stateOrder          = labelOrder(states)
@@ -290,6 +290,10 @@ func labelOrder(xs []int) []int {
 	return order
 }
 
+// isGauge reports whether the command event type ev is COMMAND_MAX_ACTIVE, a gauge read as
+// command.max_concurrent_executions.
+func isGauge(ev int) bool { return ev == int(metrics.CommandMaxActive) }
+
 func (r *Reader[L]) command(emit Emit[L], e *entity[L], m *metrics.CommandMetrics) {
 	own := e.of(r.labels, 0)
 	for _, ev := range commandEventOrder {
@@ -310,6 +314,11 @@ func (r *Reader[L]) command(emit Emit[L], e *entity[L], m *metrics.CommandMetric
 	h := m.HealthCounts()
 	emit(CommandHealthRequests, own, float64(h.TotalRequests))
 	emit(CommandHealthErrors, own, float64(h.ErrorCount))
+	if g, ok := m.AdaptiveGauges(); ok {
+		emit(CommandAdaptiveLimit, own, float64(g.Limit))
+		emit(CommandAdaptiveInflight, own, float64(g.Inflight))
+		emit(CommandAdaptiveQueued, own, float64(g.Queued))
+	}
 
 	key := m.Key()
 	b, ok := r.rt.Breakers().Lookup(key)

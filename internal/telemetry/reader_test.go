@@ -280,3 +280,30 @@ func TestReadMakesEachLabelSetOnceAndDropsThoseOfEvictedKeys(t *testing.T) {
 	assert.NotEmpty(t, e.read())
 	assert.Greater(t, e.made.Load(), perKey, "a key that comes back has its labels made again")
 }
+
+// A key under ADAPTIVE isolation has its limit's gauges, and its rejections are an event.
+func TestReadAdaptiveSamples(t *testing.T) {
+	e := newEnv(t)
+	props := config.Overrides{"execution.isolation.strategy": "ADAPTIVE", "execution.isolation.adaptive.minLimit": "1",
+		"execution.isolation.adaptive.initialLimit": "1", "execution.isolation.adaptive.maxLimit": "1"}
+	s := command.Setter{Runtime: e.rt, CommandKey: "A", GroupKey: "G", Properties: props}
+	fb := func(context.Context, error) (string, error) { return "fb", nil }
+	var rejected error
+	_, err := command.New(s, func(context.Context) (string, error) {
+		_, rejected = command.New(s, func(context.Context) (string, error) { return "v", nil }).Execute(context.Background())
+		return "v", nil
+	}).WithFallback(fb).Execute(context.Background())
+	require.NoError(t, err)
+	require.ErrorIs(t, rejected, command.ErrAdaptiveRejected, "the outer one held the only permit")
+	e.run("S", "SEMAPHORE", 0, nil)
+	e.advance(time.Second)
+
+	got := e.read()
+	const l = "command=A,group=G,thread_pool=G"
+	assert.Equal(t, 1.0, got["command.events{"+l+",event=adaptive_rejected}"])
+	assert.Equal(t, map[string]float64{
+		"command.adaptive.limit{" + l + "}":    1,
+		"command.adaptive.inflight{" + l + "}": 0,
+		"command.adaptive.queued{" + l + "}":   0,
+	}, of(got, "command.adaptive."), "only the ADAPTIVE key has them")
+}

@@ -1,0 +1,167 @@
+package command
+
+import (
+	"context"
+
+	"github.com/rxhystrix/rxhystrix/adaptive"
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// adaptiveLimit is ADAPTIVE isolation: the key's adaptive concurrency limit (package
+// adaptive), in the semaphore's place. It takes a permit for the execution's criticality
+// without waiting and gives it back when the rest of the chain returns, with what the
+// attempt teaches the limit: its run's latency, a drop (TIMEOUT, FAILURE) or nothing (the
+// caller left, the run never started, the goroutine unwound).
+type adaptiveLimit struct{}
+
+// adaptiveQueued is adaptiveLimit for a key with a queue (execution.isolation.adaptive.queueSize
+// > 0): an execution may wait for a permit, so the stage is a waiting one.
+type adaptiveQueued struct{ adaptiveLimit }
+
+func (adaptiveQueued) waits() {}
+
+// adaptiveFull is the limit's refusal: ADAPTIVE_REJECTED. Like SEMAPHORE_REJECTED it
+// counts against health: a dependency that holds its permits is a slow one, and the
+// breaker should see it.
+var adaptiveFull = refusal{event: metrics.AdaptiveRejected, failure: RejectedAdaptiveExecution}
+
+func (adaptiveLimit) forKey(k shape) (stage, bool) {
+	if k.iso != config.Adaptive {
+		return nil, false
+	}
+	if k.props.AdaptiveQueueSize.Get() > 0 {
+		return adaptiveQueued{}, true
+	}
+	return adaptiveLimit{}, true
+}
+
+func (adaptiveLimit) enter(x *execution, a *attempt) (verdict, bool) {
+	l := x.ks.adaptiveLimiter()
+	if err := l.TryAcquire(adaptive.FromContext(x.parent)); err != nil {
+		return a.refuse(&adaptiveFull, err), false
+	}
+	a.limit = l
+	return verdict{}, true
+}
+
+func (adaptiveQueued) enter(x *execution, a *attempt) (verdict, bool) {
+	l := x.ks.adaptiveLimiter()
+	w, err := l.Acquire(adaptive.FromContext(x.parent))
+	if err == nil && w != nil {
+		err = x.waitPermit(l, w)
+	}
+	if err != nil {
+		return a.refuse(&adaptiveFull, err), false
+	}
+	a.limit = l
+	return verdict{}, true
+}
+
+// waitPermit waits for w's permit until the caller leaves or, with a timeout, for at most
+// the execution timeout (adaptive.ErrQueueTimeout): nil once it holds it.
+func (x *execution) waitPermit(l *adaptive.Limiter, w *adaptive.Waiter) error {
+	if p := x.ks.props; p.ExecutionTimeoutEnabled.Get() {
+		t := x.ks.rt.clk.AfterFunc(p.ExecutionTimeout.Get(), func() { l.Expire(w) })
+		defer t.Stop()
+	}
+	if x.wait(w.Done()) {
+		return w.Result()
+	}
+	if l.Cancel(w) {
+		l.Release(0, 0, adaptive.Ignored)
+	}
+	if err := x.parent.Err(); err != nil {
+		return err
+	}
+	return context.Canceled // the Future was cancelled
+}
+
+func (adaptiveLimit) exit(x *execution, a *attempt, v verdict) verdict {
+	l := a.limit
+	a.limit = nil
+	if !a.executed {
+		l.Release(0, 0, adaptive.Ignored)
+		return v
+	}
+	lat := a.runLatency()
+	switch v.kind {
+	case succeeded, badRequest:
+		l.Release(a.start+lat, lat, adaptive.Succeeded)
+	case failed, timedOut:
+		l.Release(a.start+lat, lat, adaptive.Dropped)
+	default:
+		l.Release(a.start+lat, lat, adaptive.Ignored)
+	}
+	return v
+}
+
+// limiterBinding is the limiter a key uses at one version of its properties.
+type limiterBinding struct {
+	l       *adaptive.Limiter
+	version uint64
+	group   bool // l is the group's, not the key's own
+}
+
+// adaptiveLimiter returns the key's limiter, its own or its group's, configured from its
+// properties as they are (bound again when one of them changed).
+func (ks *keyState) adaptiveLimiter() *adaptive.Limiter {
+	version := ks.props.Version()
+	if b := ks.limiter.Load(); b != nil && b.version == version {
+		return b.l
+	}
+	return ks.bindLimiter(version)
+}
+
+// bindLimiter resolves and configures the key's limiter. The keys of a group share the
+// group's limiter, configured by whichever key bound last: give them the same properties.
+// Executions that bind at once agree on one binding (the first stored).
+func (ks *keyState) bindLimiter(version uint64) *adaptive.Limiter {
+	s := adaptiveSettings(ks.props)
+	group := ks.props.AdaptiveGroup.Get()
+	for {
+		old := ks.limiter.Load()
+		var l *adaptive.Limiter
+		switch {
+		case group != "":
+			v, loaded := ks.rt.groups.Load(group)
+			if !loaded {
+				v, _ = ks.rt.groups.LoadOrStore(group, adaptive.NewLimiter(s))
+			}
+			l = v.(*adaptive.Limiter)
+		case old != nil && !old.group:
+			l = old.l
+		default:
+			l = adaptive.NewLimiter(s)
+		}
+		if !ks.limiter.CompareAndSwap(old, &limiterBinding{l: l, version: version, group: group != ""}) {
+			if b := ks.limiter.Load(); b != nil && b.version == version {
+				return b.l
+			}
+			continue
+		}
+		l.Configure(s)
+		if old == nil || old.l != l {
+			ks.metrics.SetAdaptiveGauges(func() metrics.AdaptiveGauges {
+				return metrics.AdaptiveGauges{Limit: l.Limit(), Inflight: l.Inflight(), Queued: l.Queued()}
+			})
+		}
+		return l
+	}
+}
+
+// adaptiveSettings are the limiter settings of a key's properties.
+func adaptiveSettings(p *config.CommandProperties) adaptive.Settings {
+	s := adaptive.Settings{
+		MinLimit:     p.AdaptiveMinLimit.Get(),
+		MaxLimit:     p.AdaptiveMaxLimit.Get(),
+		InitialLimit: p.AdaptiveInitialLimit.Get(),
+		Window:       p.AdaptiveWindow.Get(),
+		QueueSize:    p.AdaptiveQueueSize.Get(),
+		Reserved:     p.AdaptiveReserved.Get().Shares(),
+	}
+	if p.AdaptiveAlgorithm.Get() == config.Vegas {
+		s.Algorithm = adaptive.Vegas{}
+	}
+	return s
+}
