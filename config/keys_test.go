@@ -67,6 +67,8 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		RollingPercentileEnabled.Name(), RollingPercentileWindow.Name(), RollingPercentileBuckets.Name(),
 		RollingPercentileBucketSize.Name(), HealthSnapshotInterval.Name(), RequestCacheEnabled.Name(),
 		RequestLogEnabled.Name(), ThreadPoolKeyOverride.Name(),
+		StreamEstablishTimeout.Name(), StreamFirstItemTimeout.Name(), StreamIdleTimeout.Name(),
+		StreamMaxLifetime.Name(), StreamMaxItemsInFlight.Name(), StreamOverflow.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),

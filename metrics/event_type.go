@@ -26,8 +26,23 @@ const (
 	Collapsed
 	CommandMaxActive
 
+	// Stream phases and resume (command/stream.go, stream_watch.go): beyond Hystrix.
+
+	// StreamEstablishTimeout: a stream's establishment, first-item or lifetime limit
+	// passed before its first item; unhealthy, like TIMEOUT.
+	StreamEstablishTimeout
+	// StreamIdleTimeout: a stream's idle limit passed between two items (with
+	// MID_STREAM_FAILURE).
+	StreamIdleTimeout
+	// StreamMidFailure: a stream failed after delivering an item. For health a stream is
+	// one request judged by its establishment, so this counts as healthy: the breaker opens
+	// on failures before the first item only.
+	StreamMidFailure
+	// StreamResumed: a stream cut after an item was re-opened from its last item.
+	StreamResumed
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(CommandMaxActive) + 1
+	NumEventTypes = int(StreamResumed) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -81,6 +96,11 @@ var eventInfos = [NumEventTypes]eventInfo{
 	Cancelled:          {name: "CANCELLED", terminal: true},
 	Collapsed:          {name: "COLLAPSED", counted: true, stream: "CollapsedRequests"},
 	CommandMaxActive:   {name: "COMMAND_MAX_ACTIVE"},
+
+	StreamEstablishTimeout: {name: "ESTABLISH_TIMEOUT", health: Unhealthy},
+	StreamIdleTimeout:      {name: "IDLE_TIMEOUT"},
+	StreamMidFailure:       {name: "MID_STREAM_FAILURE", health: Healthy},
+	StreamResumed:          {name: "STREAM_RESUMED"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.

@@ -12,7 +12,8 @@ func TestEventTypeOrderAndNames(t *testing.T) {
 	want := []string{"EMIT", "SUCCESS", "FAILURE", "TIMEOUT", "BAD_REQUEST", "SHORT_CIRCUITED",
 		"THREAD_POOL_REJECTED", "SEMAPHORE_REJECTED", "FALLBACK_EMIT", "FALLBACK_SUCCESS",
 		"FALLBACK_FAILURE", "FALLBACK_REJECTION", "FALLBACK_DISABLED", "FALLBACK_MISSING",
-		"EXCEPTION_THROWN", "RESPONSE_FROM_CACHE", "CANCELLED", "COLLAPSED", "COMMAND_MAX_ACTIVE"}
+		"EXCEPTION_THROWN", "RESPONSE_FROM_CACHE", "CANCELLED", "COLLAPSED", "COMMAND_MAX_ACTIVE",
+		"ESTABLISH_TIMEOUT", "IDLE_TIMEOUT", "MID_STREAM_FAILURE", "STREAM_RESUMED"}
 	var got []string
 	for _, e := range AllEventTypes() {
 		got = append(got, e.String())
@@ -44,7 +45,8 @@ func TestEventTypeClasses(t *testing.T) {
 	_, ok := ThreadPoolEventFrom(ShortCircuited)
 	assert.False(t, ok)
 	health := map[EventType]Health{Success: Healthy, Failure: Unhealthy, Timeout: Unhealthy,
-		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy}
+		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy,
+		StreamEstablishTimeout: Unhealthy, StreamMidFailure: Healthy}
 	for _, e := range AllEventTypes() {
 		assert.Equal(t, health[e], e.Health(), e.String())
 		assert.NotEqual(t, "UNKNOWN", e.String(), "every event type has its row in the table")
