@@ -211,6 +211,9 @@ func (s *Stream[T]) call(a *attempt) error {
 		}
 		s.resumes.Add(1)
 		a.addEvent(metrics.StreamResumed)
+		if err == ErrStreamIdleTimeout {
+			a.addEvent(metrics.StreamIdleTimeout)
+		}
 		if w != nil {
 			w.resumed(x.now())
 		}

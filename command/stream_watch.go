@@ -119,10 +119,14 @@ func (w *streamWatch) handed(now time.Duration) {
 }
 
 // resumed starts a new connection at now (a resume): its establishment and first-item
-// limits start again, and the idle clock starts from now.
+// limits start again, the idle clock starts from now, and a limit that cut the last
+// connection is watched again (done is a new channel).
 func (w *streamWatch) resumed(now time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.why != nil {
+		w.done, w.why, w.over = make(chan struct{}), nil, false
+	}
 	w.conn, w.estAt, w.connItem = now, -1, false
 	w.last.Store(int64(now))
 	w.armLocked(now)
