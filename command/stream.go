@@ -241,10 +241,11 @@ func (s *Stream[T]) watching() *streamWatch { return s.watch.Load() }
 
 // failure returns the kind of the failure of attempt a: ESTABLISH_TIMEOUT for a limit that
 // passed before the first item, FAILURE for any other failure before it (both count like
-// a command's), MID_STREAM_FAILURE after it (and IDLE_TIMEOUT for the idle limit).
+// a command's), MID_STREAM_FAILURE after it (and IDLE_TIMEOUT for the idle limit) or for
+// an overflow (the subscriber's slowness says nothing against the dependency).
 func (s *Stream[T]) failure(a *attempt, err error) kind {
 	switch {
-	case s.items > 0:
+	case s.items > 0 || err == ErrStreamOverflow:
 		if errors.Is(err, ErrStreamIdleTimeout) {
 			a.addEvent(metrics.StreamIdleTimeout)
 		}
