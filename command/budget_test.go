@@ -22,8 +22,8 @@ import (
 // TestTenThousandKeysBudget checks what command keys cost end to end at scale (without
 // the race detector, which changes both time and memory): creating the 10,000th key costs
 // about what the 100th did, a key with traffic in every bucket of its windows holds at
-// most 6 KB of heap (4.8 KB with Hystrix's events and properties; 5,833 B with those of
-// the rate limiter, fault injection, retry, budget and ADAPTIVE isolation), and evicting every key gives back
+// most 6.5 KB of heap (4.8 KB with Hystrix's events and properties; 6,164 B with those of
+// the rate limiter, fault injection, retry, budget, ADAPTIVE isolation and stream phases), and evicting every key gives back
 // the heap and the goroutines.
 func TestTenThousandKeysBudget(t *testing.T) {
 	if testing.Short() {
@@ -67,7 +67,7 @@ func TestTenThousandKeysBudget(t *testing.T) {
 	rt.Metrics().Flush()
 	perKey := float64(heapAlloc()-before) / keys
 	t.Logf("heap per key: %.0f B", perKey)
-	assert.LessOrEqual(t, perKey, 6000.0)
+	assert.LessOrEqual(t, perKey, 6500.0)
 
 	for range 3 { // windows empty, then idle for the timeout: every key is evicted
 		clk.Advance(time.Minute)

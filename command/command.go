@@ -216,6 +216,8 @@ func (c *Command[T]) call(a *attempt) (err error) {
 	return err
 }
 
+func (c *Command[T]) failure(*attempt, error) kind { return failed }
+
 func (c *Command[T]) won(a *attempt) { c.value = *c.result(a) }
 
 func (c *Command[T]) emitted(a *attempt) {

@@ -196,6 +196,25 @@
 // cancelled) the command records CANCELLED, calls onUnsubscribe and returns the context's
 // error; IsExecutionComplete stays false, as in Hystrix.
 //
+// # Streams
+//
+// A Stream's limits (stream.* properties, each off at 0) are watched by one clock timer per
+// stream, armed for the earliest limit due and re-armed only when it fires early or a
+// phase begins (stream_watch.go): an item costs a clock read and an atomic store. The
+// establishment limit runs from the start (or a resume) until StreamEstablished or the
+// first item, the first-item limit from the establishment, the idle limit from an item
+// handed over (the time the subscriber holds an item is not idle), the lifetime from the
+// start. A limit before the first item is ESTABLISH_TIMEOUT (unhealthy, a TIMEOUT for the
+// caller); any failure after the first item is MID_STREAM_FAILURE (healthy: for the breaker
+// a stream is one request judged by its establishment), with IDLE_TIMEOUT for the idle
+// limit. The run stage asks the body for the kind of a failure (body.failure), so the
+// verdict kinds notEstablished and cut reach the fallback and breaker stages like any
+// other. WithResume re-opens a cut stream inside the same attempt (call's loop), from the
+// last item delivered, bounded per stream; a shared retry budget belongs in
+// Stream.resumable. stream.maxItemsInFlight sizes the channel the source sends on: BLOCK
+// holds the source there, FAIL ends the stream when the subscriber finds it full. A key
+// that sets none of these pays nothing but reading the properties once per stream.
+//
 // # Request cache
 //
 // With a cache key, requestCache.enabled and a request context (cache.NewRequestContext),

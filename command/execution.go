@@ -81,6 +81,9 @@ type body interface {
 	// call runs the user's run (or construct and its stream) for attempt a on the
 	// current goroutine and returns its error; a panic is a *PanicError.
 	call(a *attempt) error
+	// failure returns the kind of a failed run of a: failed, or for a stream the kind of
+	// the phase it failed in.
+	failure(a *attempt, err error) kind
 	// won keeps what call produced for a, now that a's run won the race (Command: its
 	// value).
 	won(a *attempt)

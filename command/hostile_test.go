@@ -131,7 +131,8 @@ func TestCancelledFutureKeepsTheTimeout(t *testing.T) {
 	got, err := New(s, value("later")).Execute(context.Background())
 	require.NoError(t, err, "the workers came back")
 	assert.Equal(t, "later", got)
-	e.assertIdle("F") // and the runtime's Close in the cleanup returns
+	e.waitPoolIdle("F") // the worker gives its thread back once the caller has the value
+	e.assertIdle("F")   // and the runtime's Close in the cleanup returns
 }
 
 func TestPanickingClassifierIsAFailure(t *testing.T) {

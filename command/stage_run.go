@@ -119,7 +119,7 @@ func (a *attempt) classified(err error) verdict {
 	case ClassBadRequest:
 		v = a.decide(badRequest, err)
 	default:
-		v = a.decide(failed, callerErr) // err, or err joined with a classifier's panic
+		v = a.decide(x.body.failure(a, err), callerErr) // err, or err joined with a classifier's panic
 	}
 	h := x.hook
 	switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -28,9 +29,18 @@ type Stream[T any] struct {
 	construct func(ctx context.Context) rxgo.Observable
 	fallback  func(ctx context.Context, err error) rxgo.Observable
 
+	resume     func(ctx context.Context, last T, err error) rxgo.Observable
+	maxResumes int
+
 	sink func(T) bool                      // the subscription's, set by the door that began; false: the subscriber left
 	rec  atomic.Pointer[observable.Replay] // the items, for Observe and request-cache hits
 	fin  observable.Future[struct{}]       // completed when the stream settled
+
+	// Written by the run (call) on the goroutine that drives the chain.
+	watch   atomic.Pointer[streamWatch] // the phase limits of the attempt running; nil: none
+	items   int                         // items the attempt running delivered, resumes included
+	last    T                           // the last item delivered
+	resumes atomic.Int32                // how many times the stream was re-opened (Resumes)
 }
 
 // NewStream returns a streaming command of the key s names (see New). construct gets a
@@ -52,6 +62,22 @@ func (s *Stream[T]) WithFallback(f func(ctx context.Context, err error) rxgo.Obs
 	s.fallback = f
 	return s
 }
+
+// WithResume sets how a stream cut after an item is re-opened: resume gets the last item
+// delivered (the caller maps it to where to start again: an offset, a token) and the
+// error that cut the stream, and returns the stream of the items after it. A cut (an
+// error the classifier counts as a failure, the idle limit) re-opens it up to max times,
+// each a STREAM_RESUMED, within the one execution: its permits, timeout and lifetime
+// hold on. Without it a stream that delivered an item is never re-opened (gRPC's rule
+// for committed calls); a stream that failed before its first item is not resumed
+// either (that is a retry's business).
+func (s *Stream[T]) WithResume(max int, resume func(ctx context.Context, last T, err error) rxgo.Observable) *Stream[T] {
+	s.maxResumes, s.resume = max, resume
+	return s
+}
+
+// Resumes returns how many times the stream was re-opened after a cut.
+func (s *Stream[T]) Resumes() int { return int(s.resumes.Load()) }
 
 // WithCacheKey sets the request-cache key (see Command.WithCacheKey): duplicates in one
 // request context replay every value and the terminal of the first execution.
@@ -166,10 +192,69 @@ func (s *Stream[T]) run() error {
 
 // The body of the chain (execution.go).
 
+// call runs construct's stream for attempt a, re-opened through resume after a cut, under
+// the key's phase limits.
 func (s *Stream[T]) call(a *attempt) error {
 	defer a.rcCancel(context.Canceled) // construct's context ends with the subscription
-	ctx := a.ctx()
-	return s.forward(a.x, a, func() rxgo.Observable { return s.construct(ctx) }, ctx, &a.x.emits)
+	x, ctx := a.x, a.ctx()
+	s.items = 0
+	w := newStreamWatch(x.ks.rt, limitsOf(x.ks.props), x.now())
+	if w != nil {
+		s.watch.Store(w)
+		defer w.stop()
+	}
+	open := func() rxgo.Observable { return s.construct(ctx) }
+	for {
+		err := s.forward(x, a, open, ctx, &x.emits)
+		if !s.resumable(a, err) {
+			return err
+		}
+		s.resumes.Add(1)
+		a.addEvent(metrics.StreamResumed)
+		if err == ErrStreamIdleTimeout {
+			a.addEvent(metrics.StreamIdleTimeout)
+		}
+		if w != nil {
+			w.resumed(x.now())
+		}
+		last := s.last
+		open = func() rxgo.Observable { return s.resume(ctx, last, err) }
+	}
+}
+
+// resumable reports whether a cut by err is re-opened: a resume function is set, the
+// stream delivered an item, err is a failure that is not the lifetime's or the overflow's,
+// the subscriber is still there and resumes are left. The shared retry budget, once there,
+// is asked here too.
+func (s *Stream[T]) resumable(a *attempt, err error) bool {
+	if err == nil || err == errUnsubscribed || s.resume == nil || s.items == 0 ||
+		err == ErrStreamLifetime || err == ErrStreamOverflow || int(s.resumes.Load()) >= s.maxResumes ||
+		a.ctx().Err() != nil || !a.race.running() {
+		return false
+	}
+	c, _ := a.classify(err)
+	return c == ClassFailure
+}
+
+// watching returns the phase limits of the attempt running (StreamEstablished).
+func (s *Stream[T]) watching() *streamWatch { return s.watch.Load() }
+
+// failure returns the kind of the failure of attempt a: ESTABLISH_TIMEOUT for a limit that
+// passed before the first item, FAILURE for any other failure before it (both count like
+// a command's), MID_STREAM_FAILURE after it (and IDLE_TIMEOUT for the idle limit) or for
+// an overflow (the subscriber's slowness says nothing against the dependency).
+func (s *Stream[T]) failure(a *attempt, err error) kind {
+	switch {
+	case s.items > 0 || err == ErrStreamOverflow:
+		if errors.Is(err, ErrStreamIdleTimeout) {
+			a.addEvent(metrics.StreamIdleTimeout)
+		}
+		return cut
+	case errors.Is(err, ErrStreamEstablishTimeout) || errors.Is(err, ErrStreamFirstItemTimeout) ||
+		errors.Is(err, ErrStreamLifetime):
+		return notEstablished
+	}
+	return failed
 }
 
 func (s *Stream[T]) callFallback(x *execution, cause error) error {
@@ -188,7 +273,19 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 	}
 	sub, cancel := context.WithCancel(ctx)
 	defer cancel()
-	items := src.Observe(rxgo.WithContext(sub))
+	fl := flowOf(x.ks.props)
+	opts := []rxgo.Option{rxgo.WithContext(sub)}
+	if fl.max > 0 {
+		opts = append(opts, rxgo.WithBufferedChannel(fl.max))
+	}
+	items := src.Observe(opts...)
+	var w *streamWatch
+	var expired <-chan struct{}
+	if a != nil {
+		if w = s.watch.Load(); w != nil {
+			expired = w.done
+		}
+	}
 	for {
 		var it rxgo.Item
 		var ok bool
@@ -196,6 +293,8 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 		case it, ok = <-items:
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-expired:
+			return w.why
 		}
 		switch {
 		case !ok:
@@ -210,17 +309,40 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 		if a != nil && !a.race.running() {
 			return nil // the timer won: the late values are dropped
 		}
+		if fl.fail && len(items) >= fl.max {
+			return ErrStreamOverflow // the source filled the items in flight: the subscriber is behind
+		}
+		if w != nil {
+			w.handing(x.now())
+		}
 		if !s.emit(v) {
 			return errUnsubscribed // not delivered: not counted
 		}
+		if w != nil {
+			w.handed(x.now())
+		}
 		n.Add(1)
 		if a != nil {
+			s.items++
+			s.last = v
 			a.addEvent(metrics.Emit)
 		} else {
 			x.addEvent(metrics.FallbackEmit)
 		}
 		s.emitHooks(x, a, v)
 	}
+}
+
+// flow is a stream key's bound on items in flight (stream.maxItemsInFlight, stream.overflow).
+type flow struct {
+	max  int  // 0: the source's channel as it is
+	fail bool // at max the stream fails instead of holding the source
+}
+
+func flowOf(p *config.CommandProperties) flow {
+	f := flow{max: p.StreamMaxItemsInFlight.Get()}
+	f.fail = f.max > 0 && p.StreamOverflow.Get() == config.StreamFail
+	return f
 }
 
 // emit records v for Observe and request-cache hits and hands it to the subscription.

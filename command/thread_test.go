@@ -23,12 +23,17 @@ func (e *env) threadSetter(key string, pool config.ThreadPoolOverrides, kv ...st
 	return s
 }
 
-// waitPoolIdle waits until the key's pool runs nothing.
+// waitPoolIdle waits until the key's pool runs nothing and the key has no execution in
+// flight: a worker gives both back after its caller has the value.
 func (e *env) waitPoolIdle(key string) {
 	e.t.Helper()
-	p, _, err := e.key(key).threadPool()
+	ks := e.key(key)
+	p, _, err := ks.threadPool()
 	require.NoError(e.t, err)
-	require.Eventually(e.t, func() bool { return p.Gauges().ActiveCount == 0 }, 5*time.Second, time.Millisecond)
+	require.Eventually(e.t, func() bool {
+		b := ks.pool.Load()
+		return p.Gauges().ActiveCount == 0 && b.m.CurrentActive() == 0 && ks.metrics.CurrentConcurrency() == 0
+	}, 5*time.Second, time.Millisecond)
 }
 
 func TestThreadSuccess(t *testing.T) {

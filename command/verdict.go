@@ -28,15 +28,17 @@ type verdict struct {
 type kind uint8
 
 const (
-	aborted    kind = iota // the goroutine unwound through the chain (runtime.Goexit)
-	succeeded              // SUCCESS: the caller gets the run's value (and cause, a business error)
-	failed                 // FAILURE: run returned an error that counts against health
-	badRequest             // BAD_REQUEST: no fallback, the caller gets the error
-	refused                // a stage refused the attempt before run (verdict.refusal says which)
-	timedOut               // TIMEOUT: the timer won the race against the run
-	cancelled              // the caller went away before the outcome
-	fellBack               // final: the fallback answered, the caller gets its value
-	errored                // final: the caller gets cause
+	aborted        kind = iota // the goroutine unwound through the chain (runtime.Goexit)
+	succeeded                  // SUCCESS: the caller gets the run's value (and cause, a business error)
+	failed                     // FAILURE: run returned an error that counts against health
+	badRequest                 // BAD_REQUEST: no fallback, the caller gets the error
+	refused                    // a stage refused the attempt before run (verdict.refusal says which)
+	timedOut                   // TIMEOUT: the timer won the race against the run
+	cancelled                  // the caller went away before the outcome
+	fellBack                   // final: the fallback answered, the caller gets its value
+	errored                    // final: the caller gets cause
+	notEstablished             // ESTABLISH_TIMEOUT: a stream's limit passed before its first item
+	cut                        // MID_STREAM_FAILURE: a stream failed after its first item
 	numKinds
 )
 
@@ -62,6 +64,9 @@ var kinds = [numKinds]kindInfo{
 	cancelled:  {name: "cancelled", event: metrics.Cancelled},
 	fellBack:   {name: "fellBack", event: metrics.FallbackSuccess},
 	errored:    {name: "errored", event: metrics.ExceptionThrown},
+
+	notEstablished: {name: "notEstablished", event: metrics.StreamEstablishTimeout, fallback: Timeout},
+	cut:            {name: "cut", event: metrics.StreamMidFailure, fallback: CommandException},
 }
 
 func (k kind) String() string { return kinds[k].name }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -122,4 +123,14 @@ func nonNegative(d time.Duration) error {
 		return errors.New("must be >= 0")
 	}
 	return nil
+}
+
+// oneOf rejects strings other than the values given.
+func oneOf(values ...string) func(string) error {
+	return func(s string) error {
+		if !slices.Contains(values, s) {
+			return errors.New("must be one of " + strings.Join(values, ", "))
+		}
+		return nil
+	}
 }

@@ -148,6 +148,27 @@ type CommandProperties struct {
 	// AdaptiveGroup: execution.isolation.adaptive.group = "" (the key's own limit): keys
 	// of the same group share one limit (keys that call the same dependency).
 	AdaptiveGroup *Property[string]
+	// Streams (command.Stream): beyond Hystrix, each limit 0 (off) unless set.
+	// StreamEstablishTimeout: stream.establishTimeoutInMilliseconds = 0 (>= 0): from the
+	// start (or a resume) until the stream is established (command.StreamEstablished, or
+	// its first item).
+	StreamEstablishTimeout *Property[time.Duration]
+	// StreamFirstItemTimeout: stream.firstItemTimeoutInMilliseconds = 0 (>= 0): from the
+	// establishment until the first item.
+	StreamFirstItemTimeout *Property[time.Duration]
+	// StreamIdleTimeout: stream.idleTimeoutInMilliseconds = 0 (>= 0): from an item (or a
+	// resume) until the next.
+	StreamIdleTimeout *Property[time.Duration]
+	// StreamMaxLifetime: stream.maxLifetimeInMilliseconds = 0 (>= 0): from the start until
+	// the stream completes, resumes included.
+	StreamMaxLifetime *Property[time.Duration]
+	// StreamMaxItemsInFlight: stream.maxItemsInFlight = 0 (>= 0): items the source may
+	// have produced that the subscriber has not taken; 0 leaves the source's own channel
+	// as it is (unbuffered for RxGo's).
+	StreamMaxItemsInFlight *Property[int]
+	// StreamOverflow: stream.overflow = BLOCK (BLOCK or FAIL): at maxItemsInFlight the
+	// source is held (BLOCK) or the stream fails (FAIL).
+	StreamOverflow *Property[string]
 
 	k keyState
 }
@@ -294,6 +315,30 @@ var (
 	// BudgetTokenRatio is budget.tokenRatioInThousandths.
 	BudgetTokenRatio = key("budget.tokenRatioInThousandths", 100, intCodec, atLeast(0),
 		func(c *cmd) **Property[int] { return &c.BudgetTokenRatio })
+	// StreamEstablishTimeout is stream.establishTimeoutInMilliseconds.
+	StreamEstablishTimeout = key("stream.establishTimeoutInMilliseconds", time.Duration(0), millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.StreamEstablishTimeout })
+	// StreamFirstItemTimeout is stream.firstItemTimeoutInMilliseconds.
+	StreamFirstItemTimeout = key("stream.firstItemTimeoutInMilliseconds", time.Duration(0), millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.StreamFirstItemTimeout })
+	// StreamIdleTimeout is stream.idleTimeoutInMilliseconds.
+	StreamIdleTimeout = key("stream.idleTimeoutInMilliseconds", time.Duration(0), millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.StreamIdleTimeout })
+	// StreamMaxLifetime is stream.maxLifetimeInMilliseconds.
+	StreamMaxLifetime = key("stream.maxLifetimeInMilliseconds", time.Duration(0), millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.StreamMaxLifetime })
+	// StreamMaxItemsInFlight is stream.maxItemsInFlight.
+	StreamMaxItemsInFlight = key("stream.maxItemsInFlight", 0, intCodec, atLeast(0),
+		func(c *cmd) **Property[int] { return &c.StreamMaxItemsInFlight })
+	// StreamOverflow is stream.overflow.
+	StreamOverflow = key("stream.overflow", StreamBlock, strCodec, oneOf(StreamBlock, StreamFail),
+		func(c *cmd) **Property[string] { return &c.StreamOverflow })
+)
+
+// The values of stream.overflow.
+const (
+	StreamBlock = "BLOCK" // the source is held at stream.maxItemsInFlight
+	StreamFail  = "FAIL"  // the stream fails at stream.maxItemsInFlight
 )
 
 // commandScope is the table of every command property, shared by every command key.
@@ -352,6 +397,12 @@ var commandScope = func() *scope[cmd] {
 		AdaptiveQueueSize.d,
 		AdaptiveReserved.d,
 		AdaptiveGroup.d,
+		StreamEstablishTimeout.d,
+		StreamFirstItemTimeout.d,
+		StreamIdleTimeout.d,
+		StreamMaxLifetime.d,
+		StreamMaxItemsInFlight.d,
+		StreamOverflow.d,
 	)
 	sc.checks = []check[cmd]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),

@@ -76,6 +76,12 @@ func TestCommandDefaults(t *testing.T) {
 		"budget.minPerSecond":                                 "10",
 		"budget.maxTokens":                                    "0",
 		"budget.tokenRatioInThousandths":                      "100",
+		"stream.establishTimeoutInMilliseconds":               "0",
+		"stream.firstItemTimeoutInMilliseconds":               "0",
+		"stream.idleTimeoutInMilliseconds":                    "0",
+		"stream.maxLifetimeInMilliseconds":                    "0",
+		"stream.maxItemsInFlight":                             "0",
+		"stream.overflow":                                     "BLOCK",
 	}, settingsMap(t, "hystrix.command.Cmd.", c.Settings()))
 
 	assert.Equal(t, "Cmd", c.Key())
@@ -165,7 +171,7 @@ func TestSettingsOrderFollowsStructOrder(t *testing.T) {
 	s := c.Settings()
 	require.NotEmpty(t, s)
 	assert.Equal(t, "execution.isolation.strategy", s[0].Name)
-	assert.Equal(t, AdaptiveGroup.Name(), s[len(s)-1].Name)
+	assert.Equal(t, "stream.overflow", s[len(s)-1].Name)
 }
 
 func TestIsolationStrategy(t *testing.T) {

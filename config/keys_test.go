@@ -75,6 +75,8 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		BudgetMinPerSecond.Name(), BudgetMaxTokens.Name(), BudgetTokenRatio.Name(),
 		AdaptiveAlgorithmKey.Name(), AdaptiveMinLimit.Name(), AdaptiveMaxLimit.Name(), AdaptiveInitialLimit.Name(),
 		AdaptiveWindow.Name(), AdaptiveQueueSize.Name(), AdaptiveReserved.Name(), AdaptiveGroup.Name(),
+		StreamEstablishTimeout.Name(), StreamFirstItemTimeout.Name(), StreamIdleTimeout.Name(),
+		StreamMaxLifetime.Name(), StreamMaxItemsInFlight.Name(), StreamOverflow.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),

@@ -49,8 +49,23 @@ const (
 	// criticality's share).
 	AdaptiveRejected
 
+	// Stream phases and resume (command/stream.go, stream_watch.go): beyond Hystrix.
+
+	// StreamEstablishTimeout: a stream's establishment, first-item or lifetime limit
+	// passed before its first item; unhealthy, like TIMEOUT.
+	StreamEstablishTimeout
+	// StreamIdleTimeout: a stream's idle limit passed between two items (with
+	// MID_STREAM_FAILURE).
+	StreamIdleTimeout
+	// StreamMidFailure: a stream failed after delivering an item. For health a stream is
+	// one request judged by its establishment, so this counts as healthy: the breaker opens
+	// on failures before the first item only.
+	StreamMidFailure
+	// StreamResumed: a stream cut after an item was re-opened from its last item.
+	StreamResumed
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(AdaptiveRejected) + 1
+	NumEventTypes = int(StreamResumed) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -114,6 +129,11 @@ var eventInfos = [NumEventTypes]eventInfo{
 	// ADAPTIVE isolation: unhealthy like SEMAPHORE_REJECTED (a dependency that holds its
 	// permits is a slow one: the breaker should see it).
 	AdaptiveRejected: {name: "ADAPTIVE_REJECTED", health: Unhealthy, stream: "AdaptiveRejected"},
+
+	StreamEstablishTimeout: {name: "ESTABLISH_TIMEOUT", health: Unhealthy},
+	StreamIdleTimeout:      {name: "IDLE_TIMEOUT"},
+	StreamMidFailure:       {name: "MID_STREAM_FAILURE", health: Healthy},
+	StreamResumed:          {name: "STREAM_RESUMED"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.

@@ -13,7 +13,8 @@ func TestEventTypeOrderAndNames(t *testing.T) {
 		"THREAD_POOL_REJECTED", "SEMAPHORE_REJECTED", "FALLBACK_EMIT", "FALLBACK_SUCCESS",
 		"FALLBACK_FAILURE", "FALLBACK_REJECTION", "FALLBACK_DISABLED", "FALLBACK_MISSING",
 		"EXCEPTION_THROWN", "RESPONSE_FROM_CACHE", "CANCELLED", "COLLAPSED", "COMMAND_MAX_ACTIVE",
-		"RATE_LIMITED", "FAULT_INJECTED", "RETRY", "BUDGET_EXHAUSTED", "ADAPTIVE_REJECTED"}
+		"RATE_LIMITED", "FAULT_INJECTED", "RETRY", "BUDGET_EXHAUSTED", "ADAPTIVE_REJECTED",
+		"ESTABLISH_TIMEOUT", "IDLE_TIMEOUT", "MID_STREAM_FAILURE", "STREAM_RESUMED"}
 	var got []string
 	for _, e := range AllEventTypes() {
 		got = append(got, e.String())
@@ -45,7 +46,8 @@ func TestEventTypeClasses(t *testing.T) {
 	_, ok := ThreadPoolEventFrom(ShortCircuited)
 	assert.False(t, ok)
 	health := map[EventType]Health{Success: Healthy, Failure: Unhealthy, Timeout: Unhealthy,
-		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy, AdaptiveRejected: Unhealthy}
+		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy, AdaptiveRejected: Unhealthy,
+		StreamEstablishTimeout: Unhealthy, StreamMidFailure: Healthy}
 	for _, e := range AllEventTypes() {
 		assert.Equal(t, health[e], e.Health(), e.String())
 		assert.NotEqual(t, "UNKNOWN", e.String(), "every event type has its row in the table")
