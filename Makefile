@@ -88,10 +88,11 @@ e2e-etcd:
 
 # e2e-fleet runs the fleet scope against real servers it starts and stops on 127.0.0.1:
 # breaker signals between 3 instances through etcd (a transition reaches the others
-# within 200 ms at p99, a quorum of 2 of 3; about 10 s).
+# within 200 ms at p99, a quorum of 2 of 3) and the fleet dashboard following the
+# instance processes that register in etcd (one of them killed with kill -9); about 20 s.
 e2e-fleet:
-	@echo "== e2e-fleet: breaker signals through a real etcd (compiles with -race first)"
-	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m -run '^TestSignals' -v ./...
+	@echo "== e2e-fleet: breaker signals and the fleet dashboard through a real etcd (compiles with -race first)"
+	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m -run '^TestSignals|^TestFleet' -v ./...
 
 # e2e-prometheus scrapes the demo with a real Prometheus server through the demo's
 # failure window and checks /metrics with promtool (cmd/rxhystrix-demo/e2e_test.go).
