@@ -22,7 +22,8 @@ import (
 // TestTenThousandKeysBudget checks what command keys cost end to end at scale (without
 // the race detector, which changes both time and memory): creating the 10,000th key costs
 // about what the 100th did, a key with traffic in every bucket of its windows holds at
-// most 5.1 KB of heap, and evicting every key gives back the heap and the goroutines.
+// most 5.4 KB of heap (5.1 before the rate limiter's and fault injection's properties and
+// event types), and evicting every key gives back the heap and the goroutines.
 func TestTenThousandKeysBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 5 s")
@@ -65,7 +66,7 @@ func TestTenThousandKeysBudget(t *testing.T) {
 	rt.Metrics().Flush()
 	perKey := float64(heapAlloc()-before) / keys
 	t.Logf("heap per key: %.0f B", perKey)
-	assert.LessOrEqual(t, perKey, 5100.0)
+	assert.LessOrEqual(t, perKey, 5400.0)
 
 	for range 3 { // windows empty, then idle for the timeout: every key is evicted
 		clk.Advance(time.Minute)

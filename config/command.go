@@ -64,6 +64,34 @@ type CommandProperties struct {
 	// thread-pool key).
 	ThreadPoolKeyOverride *Property[string]
 
+	// The rate limiter stage (beyond Hystrix; see package command and package ratelimit).
+
+	// RateLimitEnabled: rateLimit.enabled = false.
+	RateLimitEnabled *Property[bool]
+	// RateLimitPermitsPerSecond: rateLimit.permitsPerSecond = 100 (> 0).
+	RateLimitPermitsPerSecond *Property[float64]
+	// RateLimitBurst: rateLimit.burst = 10 (>= 1): the permits a quiet limiter grants at once.
+	RateLimitBurst *Property[int]
+	// RateLimitMaxWait: rateLimit.maxWaitInMilliseconds = 0 (>= 0): how long an execution
+	// may wait for a permit; 0 refuses at once.
+	RateLimitMaxWait *Property[time.Duration]
+	// RateLimitGroup: rateLimit.group = "" (unset: the command key): keys naming the same
+	// group with the same rate and burst share one limiter.
+	RateLimitGroup *Property[string]
+
+	// The fault injection stage (beyond Hystrix; see package command).
+
+	// FaultInjectionEnabled: faultInjection.enabled = false.
+	FaultInjectionEnabled *Property[bool]
+	// FaultInjectionPercentage: faultInjection.percentage = 0 (0..100): the share of
+	// executions the fault is injected into.
+	FaultInjectionPercentage *Property[float64]
+	// FaultInjectionFault: faultInjection.fault = ERROR: what is injected (see Fault).
+	FaultInjectionFault *Property[Fault]
+	// FaultInjectionLatency: faultInjection.latencyInMilliseconds = 100 (>= 0): the
+	// delay of a LATENCY fault.
+	FaultInjectionLatency *Property[time.Duration]
+
 	k keyState
 }
 
@@ -147,6 +175,35 @@ var (
 	// ThreadPoolKeyOverride is threadPoolKeyOverride.
 	ThreadPoolKeyOverride = key("threadPoolKeyOverride", "", strCodec, nil,
 		func(c *cmd) **Property[string] { return &c.ThreadPoolKeyOverride })
+
+	// RateLimitEnabled is rateLimit.enabled.
+	RateLimitEnabled = key("rateLimit.enabled", false, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.RateLimitEnabled })
+	// RateLimitPermitsPerSecond is rateLimit.permitsPerSecond.
+	RateLimitPermitsPerSecond = key("rateLimit.permitsPerSecond", 100.0, floatCodec, positiveFloat,
+		func(c *cmd) **Property[float64] { return &c.RateLimitPermitsPerSecond })
+	// RateLimitBurst is rateLimit.burst.
+	RateLimitBurst = key("rateLimit.burst", 10, intCodec, atLeast(1),
+		func(c *cmd) **Property[int] { return &c.RateLimitBurst })
+	// RateLimitMaxWait is rateLimit.maxWaitInMilliseconds.
+	RateLimitMaxWait = key("rateLimit.maxWaitInMilliseconds", 0, millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.RateLimitMaxWait })
+	// RateLimitGroup is rateLimit.group.
+	RateLimitGroup = key("rateLimit.group", "", strCodec, nil,
+		func(c *cmd) **Property[string] { return &c.RateLimitGroup })
+
+	// FaultInjectionEnabled is faultInjection.enabled.
+	FaultInjectionEnabled = key("faultInjection.enabled", false, boolCodec, nil,
+		func(c *cmd) **Property[bool] { return &c.FaultInjectionEnabled })
+	// FaultInjectionPercentage is faultInjection.percentage.
+	FaultInjectionPercentage = key("faultInjection.percentage", 0.0, floatCodec, percentFloat,
+		func(c *cmd) **Property[float64] { return &c.FaultInjectionPercentage })
+	// FaultInjectionFault is faultInjection.fault.
+	FaultInjectionFault = key("faultInjection.fault", FaultError, faultCodec, nil,
+		func(c *cmd) **Property[Fault] { return &c.FaultInjectionFault })
+	// FaultInjectionLatency is faultInjection.latencyInMilliseconds.
+	FaultInjectionLatency = key("faultInjection.latencyInMilliseconds", 100*time.Millisecond, millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.FaultInjectionLatency })
 )
 
 // commandScope is the table of every command property, shared by every command key.
@@ -177,6 +234,15 @@ var commandScope = func() *scope[cmd] {
 		RequestCacheEnabled.d,
 		RequestLogEnabled.d,
 		ThreadPoolKeyOverride.d,
+		RateLimitEnabled.d,
+		RateLimitPermitsPerSecond.d,
+		RateLimitBurst.d,
+		RateLimitMaxWait.d,
+		RateLimitGroup.d,
+		FaultInjectionEnabled.d,
+		FaultInjectionPercentage.d,
+		FaultInjectionFault.d,
+		FaultInjectionLatency.d,
 	)
 	sc.checks = []check[cmd]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),

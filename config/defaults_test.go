@@ -48,6 +48,15 @@ func TestCommandDefaults(t *testing.T) {
 		"requestCache.enabled":                                "true",
 		"requestLog.enabled":                                  "true",
 		"threadPoolKeyOverride":                               "",
+		"rateLimit.enabled":                                   "false",
+		"rateLimit.permitsPerSecond":                          "100",
+		"rateLimit.burst":                                     "10",
+		"rateLimit.maxWaitInMilliseconds":                     "0",
+		"rateLimit.group":                                     "",
+		"faultInjection.enabled":                              "false",
+		"faultInjection.percentage":                           "0",
+		"faultInjection.fault":                                "ERROR",
+		"faultInjection.latencyInMilliseconds":                "100",
 	}, settingsMap(t, "hystrix.command.Cmd.", c.Settings()))
 
 	assert.Equal(t, "Cmd", c.Key())
@@ -137,7 +146,7 @@ func TestSettingsOrderFollowsStructOrder(t *testing.T) {
 	s := c.Settings()
 	require.NotEmpty(t, s)
 	assert.Equal(t, "execution.isolation.strategy", s[0].Name)
-	assert.Equal(t, "threadPoolKeyOverride", s[len(s)-1].Name)
+	assert.Equal(t, "faultInjection.latencyInMilliseconds", s[len(s)-1].Name)
 }
 
 func TestIsolationStrategy(t *testing.T) {

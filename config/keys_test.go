@@ -67,6 +67,9 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		RollingPercentileEnabled.Name(), RollingPercentileWindow.Name(), RollingPercentileBuckets.Name(),
 		RollingPercentileBucketSize.Name(), HealthSnapshotInterval.Name(), RequestCacheEnabled.Name(),
 		RequestLogEnabled.Name(), ThreadPoolKeyOverride.Name(),
+		RateLimitEnabled.Name(), RateLimitPermitsPerSecond.Name(), RateLimitBurst.Name(), RateLimitMaxWait.Name(),
+		RateLimitGroup.Name(), FaultInjectionEnabled.Name(), FaultInjectionPercentage.Name(),
+		FaultInjectionFault.Name(), FaultInjectionLatency.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),

@@ -61,6 +61,10 @@ type CommandCounts struct {
 	Success            int64 `json:"rollingCountSuccess"`
 	ThreadPoolRejected int64 `json:"rollingCountThreadPoolRejected"`
 	Timeout            int64 `json:"rollingCountTimeout"`
+	// Beyond Hystrix: the rate limiter's refusals and the executions the fault injection
+	// stage picked.
+	RateLimited   int64 `json:"rollingCountRateLimited"`
+	FaultInjected int64 `json:"rollingCountFaultInjected"`
 }
 
 // CommandPropertyValues are the property values a command actually runs with.

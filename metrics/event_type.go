@@ -26,8 +26,17 @@ const (
 	Collapsed
 	CommandMaxActive
 
+	// The rate limiter and fault injection stages (beyond Hystrix).
+
+	// RateLimited: the key's rate limiter refused the execution (no permit within
+	// rateLimit.maxWaitInMilliseconds); the fallback answers, as for a rejection.
+	RateLimited
+	// FaultInjected: the fault injection stage picked the execution; the fault's own
+	// outcome (FAILURE, TIMEOUT, ...) is recorded next to it.
+	FaultInjected
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(CommandMaxActive) + 1
+	NumEventTypes = int(FaultInjected) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -81,6 +90,11 @@ var eventInfos = [NumEventTypes]eventInfo{
 	Cancelled:          {name: "CANCELLED", terminal: true},
 	Collapsed:          {name: "COLLAPSED", counted: true, stream: "CollapsedRequests"},
 	CommandMaxActive:   {name: "COMMAND_MAX_ACTIVE"},
+	// The rate limiter and fault injection stages: both neutral. A limiter refusing says
+	// nothing about the dependency (it was never called); an injected fault is counted as
+	// the outcome it imitates, recorded with it, and the marker adds nothing.
+	RateLimited:   {name: "RATE_LIMITED", stream: "RateLimited"},
+	FaultInjected: {name: "FAULT_INJECTED", stream: "FaultInjected"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.

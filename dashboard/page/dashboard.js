@@ -20,7 +20,7 @@
   // responses from cache, so its rate falls to nothing while a breaker is open.
   const CALL_COUNTS = ['rollingCountSuccess', 'rollingCountFailure', 'rollingCountTimeout',
     'rollingCountThreadPoolRejected', 'rollingCountSemaphoreRejected', 'rollingCountShortCircuited',
-    'rollingCountBadRequests', 'rollingCountResponsesFromCache'];
+    'rollingCountBadRequests', 'rollingCountResponsesFromCache', 'rollingCountRateLimited'];
 
   // ---- Summing and per-host values (pure functions) ----
 
@@ -140,6 +140,7 @@
       badRequest: num(d.rollingCountBadRequests), timeout: num(d.rollingCountTimeout),
       rejected: num(d.rollingCountThreadPoolRejected) + num(d.rollingCountSemaphoreRejected),
       failure: num(d.rollingCountFailure),
+      limited: num(d.rollingCountRateLimited), injected: num(d.rollingCountFaultInjected),
       p50: perHost(lat['50'], hosts), p90: perHost(lat['90'], hosts), p99: perHost(lat['99'], hosts),
       p995: perHost(lat['99.5'], hosts), mean: perHost(d.latencyExecute_mean, hosts),
     };
@@ -321,7 +322,8 @@
         card.sparkCtx = card.spark.getContext('2d');
         card.root.append(card.spark);
         card.list('counts', [['success', 'Success'], ['shortCircuited', 'Short-circ.'], ['badRequest', 'Bad request'],
-          ['timeout', 'Timeout'], ['rejected', 'Rejected'], ['failure', 'Failure']]);
+          ['timeout', 'Timeout'], ['rejected', 'Rejected'], ['failure', 'Failure'],
+          ['limited', 'Rate-limited'], ['injected', 'Faults injected']]);
         card.root.append(el('div', 'caption', 'Execution latency, ms'));
         card.list('latency', [['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p995', 'p99.5'], ['mean', 'mean']]);
       },
@@ -350,7 +352,7 @@
         card.set('since', item.changedAt ? `${v.state} since ${clock(item.changedAt)}` : '');
         for (const c of ['open', 'partial', 'forced-open', 'forced-closed']) card.flag(c, v.stateClass === c);
         for (const k of ['success', 'shortCircuited', 'badRequest', 'timeout', 'rejected', 'failure',
-          'p50', 'p90', 'p99', 'p995', 'mean']) card.set(k, int(v[k]));
+          'limited', 'injected', 'p50', 'p90', 'p99', 'p995', 'mean']) card.set(k, int(v[k]));
         drawSpark(card.sparkCtx, item.history, now);
       },
     },

@@ -1,0 +1,46 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStageProperties(t *testing.T) {
+	c, err := NewStore().Command("Stages", Overrides{
+		"rateLimit.enabled": "true", "rateLimit.permitsPerSecond": "2.5", "rateLimit.burst": "3",
+		"rateLimit.maxWaitInMilliseconds": "20ms", "rateLimit.group": " shared ",
+		"faultInjection.enabled": "true", "faultInjection.percentage": "0.5", "faultInjection.fault": " hang ",
+		"faultInjection.latencyInMilliseconds": "7",
+	})
+	require.NoError(t, err)
+	assert.True(t, c.RateLimitEnabled.Get())
+	assert.Equal(t, 2.5, c.RateLimitPermitsPerSecond.Get())
+	assert.Equal(t, 3, c.RateLimitBurst.Get())
+	assert.Equal(t, 20*time.Millisecond, c.RateLimitMaxWait.Get())
+	assert.Equal(t, "shared", c.RateLimitGroup.Get())
+	assert.Equal(t, 0.5, c.FaultInjectionPercentage.Get())
+	assert.Equal(t, FaultHang, c.FaultInjectionFault.Get())
+	assert.Equal(t, 7*time.Millisecond, c.FaultInjectionLatency.Get())
+
+	for name, raw := range map[string]string{
+		"rateLimit.permitsPerSecond":           "0",
+		"rateLimit.burst":                      "0",
+		"rateLimit.maxWaitInMilliseconds":      "-1",
+		"faultInjection.percentage":            "100.5",
+		"faultInjection.fault":                 "SLOW",
+		"faultInjection.latencyInMilliseconds": "-5",
+	} {
+		err := ValidateCommand("Bad", Overrides{name: raw})
+		assert.ErrorContains(t, err, name, "%s=%s", name, raw)
+	}
+	assert.ErrorContains(t, ValidateCommand("Bad", Overrides{"rateLimit.permitsPerSecond": "NaN"}), "not a finite number")
+	assert.ErrorContains(t, ValidateCommand("Bad", Overrides{"faultInjection.fault": "SLOW"}), "LATENCY")
+	for f := FaultError; f <= FaultBadRequest; f++ {
+		g, err := ParseFault(f.String())
+		require.NoError(t, err)
+		assert.Equal(t, f, g)
+	}
+}
