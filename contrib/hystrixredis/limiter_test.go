@@ -9,6 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/ratelimit"
 )
 
 func TestConfigErrors(t *testing.T) {
@@ -82,4 +84,20 @@ func TestGCRAIsExactUnderContention(t *testing.T) {
 	wait, ok := g.reserve(int64(2*time.Second), int64(time.Minute))
 	assert.False(t, ok, "a share of 0 grants nothing")
 	assert.Greater(t, wait, time.Minute)
+}
+
+// TestLimitersMakeAGroupsShare: the maker gives each group a limiter of its own Redis key
+// whose fallback is the configured part of the group's rate.
+func TestLimitersMakeAGroupsShare(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	defer c.Close()
+	makeLimiter := Limiters(c, Config{Key: "rxhystrix:limit:", Instance: "a"}, 0.25)
+	l, err := makeLimiter("Payments", ratelimit.Rate{PerSecond: 300, Burst: 10})
+	require.NoError(t, err)
+	defer l.(*Limiter).Close()
+	assert.Equal(t, "rxhystrix:limit:Payments", l.(*Limiter).cfg.Key)
+	share, _ := l.(*Limiter).Share()
+	assert.Equal(t, 75.0, share)
+	_, err = makeLimiter("Bad", ratelimit.Rate{PerSecond: 0, Burst: 1})
+	assert.ErrorContains(t, err, "Rate must be above 0")
 }
