@@ -91,12 +91,15 @@ e2e-etcd:
 # within 200 ms at p99, a quorum of 2 of 3) and the fleet dashboard following the
 # instance processes that register in etcd (one of them killed with kill -9), then a
 # global rate shared by 3 instances through a real redis-server, stopped for 10 s on the
-# way (contrib/hystrixredis); about 45 s.
+# way (contrib/hystrixredis), and 3 demo processes in a fleet, one killed with kill -9
+# (cmd/rxhystrix-demo); about 80 s.
 e2e-fleet:
 	@echo "== e2e-fleet: breaker signals and the fleet dashboard through a real etcd (compiles with -race first)"
 	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m -run '^TestSignals|^TestFleet' -v ./...
 	@echo "== e2e-fleet: a global rate limit through a real redis-server (compiles with -race first)"
 	cd contrib/hystrixredis && $(GO) test -tags e2e -race -count=1 -timeout 5m -v ./...
+	@echo "== e2e-fleet: 3 demo processes in a fleet (builds the demo first)"
+	cd cmd/rxhystrix-demo && $(GO) test -tags e2e -run '^TestFleetDemo$$' -count=1 -timeout 5m -v .
 
 # e2e-prometheus scrapes the demo with a real Prometheus server through the demo's
 # failure window and checks /metrics with promtool (cmd/rxhystrix-demo/e2e_test.go).
