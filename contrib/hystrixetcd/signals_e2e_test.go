@@ -179,3 +179,26 @@ func TestSignalsDeadInstanceLeavesTheQuorum(t *testing.T) {
 	assert.False(t, c.signals.Forced("Dep"))
 	assert.NoError(t, c.call())
 }
+
+// TestSignalsSurviveAnEtcdRestart: etcd stops for longer than the lease TTL while two
+// instances have the key open; a transition made meanwhile is published when etcd is
+// back, and the third instance follows.
+func TestSignalsSurviveAnEtcdRestart(t *testing.T) {
+	e := newEtcd(t)
+	a, b, c := e.newInstance("a", 2), e.newInstance("b", 2), e.newInstance("c", 2)
+	a.trip(t)
+	b.trip(t)
+	c.waitOpen(t, 2)
+	require.True(t, c.signals.Forced("Dep"))
+
+	e.stop()
+	time.Sleep(3 * time.Second) // longer than the 2 s TTL
+	assert.True(t, c.signals.Forced("Dep"), "the last states stay while etcd is gone")
+	a.recover() // published once etcd is back
+	e.restart(e.client)
+	c.waitOpen(t, 1)
+	require.Eventually(t, func() bool { return c.call() == nil }, time.Second, time.Millisecond)
+	a.trip(t)
+	c.waitOpen(t, 2)
+	assert.True(t, c.signals.Forced("Dep"), "and the watch goes on")
+}
