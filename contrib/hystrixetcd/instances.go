@@ -23,7 +23,8 @@ type Instances struct{ mirror *mirror }
 // and goes when its lease ends (Close, or its TTL after it died). onChange runs on the
 // watcher's goroutine and must not keep the map. For dashboard.Fleet.SetStreams.
 func WatchInstances(ctx context.Context, client *clientv3.Client, prefix string, onChange func(map[string]string)) (*Instances, error) {
-	m, err := startMirror(ctx, client, prefix+instancesDir, onChange)
+	read, apply := wholePrefix(onChange)
+	m, err := startMirror(ctx, client, prefix+instancesDir, read, apply)
 	if err != nil {
 		return nil, fmt.Errorf("hystrixetcd: reading %s%s: %w", prefix, instancesDir, err)
 	}

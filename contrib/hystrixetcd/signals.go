@@ -43,7 +43,8 @@ func NewSignals(ctx context.Context, member *Member, breakers *breaker.Registry,
 	s := &Signals{member: member, prefix: member.prefix + "breakers/", quorum: quorum, breakers: breakers,
 		mem: config.NewMemorySource(), open: map[string]map[string]bool{}, forced: map[string]bool{},
 		mine: map[string]bool{}}
-	m, err := startMirror(ctx, member.client, s.prefix, s.reported)
+	read, apply := wholePrefix(s.reported)
+	m, err := startMirror(ctx, member.client, s.prefix, read, apply)
 	if err != nil {
 		return nil, fmt.Errorf("hystrixetcd: reading %s: %w", s.prefix, err)
 	}

@@ -158,9 +158,10 @@ func TestSignalsQuorum(t *testing.T) {
 
 	a.recover()
 	c.waitOpen(t, 1)
-	require.Eventually(t, func() bool { return c.call() == nil }, 200*time.Millisecond, time.Millisecond,
-		"the force goes with the quorum")
-	assert.NoError(t, d.call())
+	for _, in := range []*instance{c, d} {
+		require.Eventually(t, func() bool { return in.call() == nil }, 200*time.Millisecond, time.Millisecond,
+			"%s: the force goes with the quorum", in.id)
+	}
 }
 
 // TestSignalsDeadInstanceLeavesTheQuorum: an instance that stops without closing (its
