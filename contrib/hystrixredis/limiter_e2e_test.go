@@ -75,11 +75,14 @@ type load struct {
 	l        *Limiter
 	demand   atomic.Uint64 // calls per second
 	admitted [1000]atomic.Int64
-	latency  []time.Duration // of Reserve, by slot (the slowest call of each slot)
 	mu       sync.Mutex
+	latency  []timed // of every Reserve
 }
 
 const slot = 100 * time.Millisecond
+
+// timed is how long one Reserve took, and when in the test it was called.
+type timed struct{ at, took time.Duration }
 
 func (d *load) run(ctx context.Context, origin time.Time) {
 	due := 0.0
@@ -93,15 +96,12 @@ func (d *load) run(ctx context.Context, origin time.Time) {
 			t0 := time.Now()
 			_, ok := d.l.Reserve(t0.Sub(origin), 0)
 			took := time.Since(t0)
-			i := int(t0.Sub(origin) / slot)
+			at := t0.Sub(origin)
 			if ok {
-				d.admitted[i].Add(1)
+				d.admitted[at/slot].Add(1)
 			}
 			d.mu.Lock()
-			for len(d.latency) <= i {
-				d.latency = append(d.latency, 0)
-			}
-			d.latency[i] = max(d.latency[i], took)
+			d.latency = append(d.latency, timed{at, took})
 			d.mu.Unlock()
 		}
 	}
@@ -116,11 +116,18 @@ func (d *load) rate(from, to time.Duration) float64 {
 	return float64(n) / (to - from).Seconds()
 }
 
-// slowest returns the slowest Reserve in [from, to).
-func (d *load) slowest(from, to time.Duration) time.Duration {
+// p99 returns the 99th percentile of the time Reserve took in [from, to).
+func (d *load) p99(from, to time.Duration) time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return slices.Max(d.latency[from/slot : min(int(to/slot), len(d.latency))])
+	var took []time.Duration
+	for _, l := range d.latency {
+		if l.at >= from && l.at < to {
+			took = append(took, l.took)
+		}
+	}
+	slices.Sort(took)
+	return took[len(took)*99/100]
 }
 
 // TestGlobalLimit: 3 instances (each its own Redis client) share 300 permits a second
@@ -182,7 +189,7 @@ func TestGlobalLimit(t *testing.T) {
 	t.Logf("Redis: %.1f script calls/s (limit: 3 instances x 1 key / %v = %.1f/s); commands inside them: %.1f/s",
 		perSecond, period, 3/period.Seconds(), float64(inside)/(to-from).Seconds())
 	assert.LessOrEqual(t, perSecond, 3/period.Seconds()*1.1)
-	upSlowest := loads[0].slowest(from, to)
+	upP99 := loads[0].p99(from, to)
 
 	// The skew changes: each share follows its demand.
 	setDemand(0.1, 0.2, 0.7)
@@ -214,9 +221,9 @@ func TestGlobalLimit(t *testing.T) {
 		want := min(float64(d.demand.Load()), rate/3)
 		assert.GreaterOrEqual(t, fallback[i], 0.95*want, "instance %d on its fallback share", i)
 	}
-	downSlowest := loads[0].slowest(from, to)
-	t.Logf("slowest admission: %v with Redis up, %v with Redis stopped", upSlowest, downSlowest)
-	assert.Less(t, downSlowest, 5*time.Millisecond, "no call waits on Redis")
+	downP99 := loads[0].p99(from, to)
+	t.Logf("admission p99: %v with Redis up, %v with Redis stopped", upP99, downP99)
+	assert.Less(t, downP99, time.Millisecond, "no call waits on Redis (a renewal's timeout is 250 ms)")
 
 	// Redis returns: leased shares again within a lease period or so.
 	r.start()
