@@ -46,10 +46,9 @@
 // instance; the shares followed a change of skew in one lease period; with Redis stopped
 // for 10 s the fleet admitted 246/s (the leases, then the 100/s fallbacks), no instance
 // below min(demand, fallback), admission at 44-85 µs p99 (under -race) whether Redis was
-// up or stopped;
-// shares were leased again within 70 ms of Redis returning; Redis ran 6 script calls a
-// second (3 instances x 1 key / 500 ms), each running 4 commands inside (TIME, HSET,
-// HGETALL, PEXPIRE), which INFO commandstats counts too.
+// up or stopped; shares were leased again within 70 ms of Redis returning; Redis ran 6
+// script calls a second (3 instances x 1 key / 500 ms), each running 4 commands inside
+// (TIME, HSET, HGETALL, PEXPIRE), which INFO commandstats counts too.
 //
 // The module is separate from rxhystrix, so that only its users link the Redis client.
 package hystrixredis
