@@ -114,9 +114,9 @@ func (s *Signals) reported(values map[string]string) {
 // decide forces key open when this instance's breaker is closed and a quorum of others
 // report it open, and lifts the force otherwise. Under s.mu.
 func (s *Signals) decide(key string) {
-	own := false
-	if b, ok := s.breakers.Lookup(key); ok {
-		own = b.State() != breaker.Closed
+	own := s.mine[key] // as of the transitions delivered so far
+	if b, ok := s.breakers.Lookup(key); ok && b.State() != breaker.Closed {
+		own = true // or opened before the signals started, or since
 	}
 	want := !own && len(s.open[key]) >= s.quorum
 	if want == s.forced[key] {
