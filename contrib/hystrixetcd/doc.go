@@ -72,8 +72,9 @@
 // the instance's own breaker is left as it is and keeps deciding on its own counts; a
 // forced key changes no state of the breaker, so it publishes nothing and cannot count
 // towards anyone's quorum. The force is lifted as soon as the quorum is gone: another
-// instance's breaker closes after its trial, or an instance dies and its lease
-// expires. An instance whose own breaker is open is never forced, so it runs its own
+// instance's breaker closes after its trial, an instance dies and its lease expires, or
+// an instance's registry drops the breaker (an idle key evicted while open: its entry is
+// withdrawn within 5 s). An instance whose own breaker is open is never forced, so it runs its own
 // trials: were the open instances forced by each other, none would ever try the
 // dependency again. A dynamic forceOpen of the key set in a source ahead of the Signals
 // (an operator's false) wins over the signal. Transitions reach the other instances in

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/config"
@@ -29,7 +30,14 @@ type Signals struct {
 
 	unlisten func()
 	mirror   *mirror
+	stop     context.CancelFunc
+	swept    sync.WaitGroup
 }
+
+// sweepEvery is how often the signals withdraw the entries of breakers the registry has
+// dropped: a key evicted while open reports no transition, and its entry would count
+// towards the others' quorum for as long as the instance lives.
+const sweepEvery = 5 * time.Second
 
 // NewSignals publishes the transitions of breakers (from now on) under the member's
 // prefix + "breakers/<command key>/<instance id>", reads the states the other instances
@@ -50,7 +58,34 @@ func NewSignals(ctx context.Context, member *Member, breakers *breaker.Registry,
 	}
 	s.mirror = m
 	s.unlisten = breakers.OnStateChange(s.transition)
+	sctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.swept.Go(func() {
+		t := time.NewTicker(sweepEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-sctx.Done():
+				return
+			case <-t.C:
+				s.sweep()
+			}
+		}
+	})
 	return s, nil
+}
+
+// sweep withdraws the entries of keys whose breaker the registry no longer holds.
+func (s *Signals) sweep() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key := range s.mine {
+		if _, ok := s.breakers.Lookup(key); !ok {
+			delete(s.mine, key)
+			s.member.Delete(s.prefix + key + "/" + s.member.id)
+			s.decide(key)
+		}
+	}
 }
 
 // Open returns how many other instances report key open.
@@ -163,6 +198,8 @@ func (s *Signals) Close() error {
 		return nil
 	}
 	unlisten()
+	s.stop()
+	s.swept.Wait()
 	s.mirror.stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()

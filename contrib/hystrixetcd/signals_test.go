@@ -66,3 +66,13 @@ func TestSignalsNeverForceAnInstanceWhoseOwnBreakerIsOpen(t *testing.T) {
 	assert.Contains(t, s.member.pending, "/f/breakers/Dep/c")
 	assert.True(t, s.Forced("Dep"), "closed again: the quorum forces it")
 }
+
+func TestSignalsWithdrawTheEntryOfAnEvictedBreaker(t *testing.T) {
+	s, _ := offlineSignals(t)
+	s.breakers.Get("Kept", nil)
+	s.transition(breaker.Transition{Key: "Kept", From: breaker.Closed, To: breaker.Open})
+	s.transition(breaker.Transition{Key: "Evicted", From: breaker.Closed, To: breaker.Open}) // no breaker now
+	s.sweep()
+	assert.Nil(t, s.member.pending["/f/breakers/Evicted/c"], "deleted from etcd")
+	assert.Equal(t, "OPEN", *s.member.pending["/f/breakers/Kept/c"])
+}
