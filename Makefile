@@ -92,7 +92,7 @@ e2e-etcd:
 # instance processes that register in etcd (one of them killed with kill -9), then a
 # global rate shared by 3 instances through a real redis-server, stopped for 10 s on the
 # way (contrib/hystrixredis), and 3 demo processes in a fleet, one killed with kill -9
-# (cmd/rxhystrix-demo); about 80 s.
+# (cmd/rxhystrix-demo); about 2 minutes with the compiles.
 e2e-fleet:
 	@echo "== e2e-fleet: breaker signals and the fleet dashboard through a real etcd (compiles with -race first)"
 	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m -run '^TestSignals|^TestFleet' -v ./...
