@@ -28,6 +28,9 @@ const (
 	RejectedSemaphoreExecution
 	// RejectedSemaphoreFallback: the fallback semaphore was full.
 	RejectedSemaphoreFallback
+	// RateLimited: the key's rate limiter had no permit for the execution (beyond
+	// Hystrix; the cause is a *RateLimitError).
+	RateLimited
 )
 
 // String returns the Hystrix name, e.g. "REJECTED_SEMAPHORE_EXECUTION".
@@ -47,6 +50,8 @@ func (t FailureType) String() string {
 		return "REJECTED_SEMAPHORE_EXECUTION"
 	case RejectedSemaphoreFallback:
 		return "REJECTED_SEMAPHORE_FALLBACK"
+	case RateLimited:
+		return "RATE_LIMITED"
 	}
 	return "FailureType(" + strconv.Itoa(int(t)) + ")"
 }
@@ -71,6 +76,7 @@ var (
 	ErrThreadPoolFull    error = &sentinel{RejectedThreadExecution, "command: could not be queued for execution"}
 	ErrSemaphoreRejected error = &sentinel{RejectedSemaphoreExecution, "command: could not acquire a semaphore for execution"}
 	ErrFallbackRejected  error = &sentinel{RejectedSemaphoreFallback, "command: could not acquire a semaphore for fallback execution"}
+	ErrRateLimited       error = &sentinel{RateLimited, "command: rate limited"}
 )
 
 // Causes of failures that do not come from user code.
@@ -144,6 +150,8 @@ func (e *Error) what() string {
 		return "could not be queued for execution"
 	case RejectedSemaphoreExecution:
 		return "could not acquire a semaphore for execution"
+	case RateLimited:
+		return "was rate limited"
 	case RejectedSemaphoreFallback:
 		// The fallback was rejected after some other failure: name that one.
 		var s *sentinel

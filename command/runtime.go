@@ -13,6 +13,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
+	"github.com/rxhystrix/rxhystrix/ratelimit"
 )
 
 // Runtime bundles what commands share: the clock, the configuration store, the metrics,
@@ -34,6 +35,13 @@ type Runtime struct {
 	mu     sync.Mutex // serialises resolving and forgetting keys
 	keys   sync.Map   // command key -> *keyState: one lock-free lookup per command
 	chains sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
+
+	// The rate limiter stage's limiters, one per group and rate (limiter).
+	newLimiter LimiterFactory
+	limitersMu sync.Mutex
+	limiters   map[limiterKey]ratelimit.Limiter
+
+	random func() uint64 // the fault injection stage's picks (draw); nil: math/rand/v2
 }
 
 // Option configures NewRuntime.
@@ -95,7 +103,7 @@ func NewRuntime(opts ...Option) *Runtime {
 	r.pools = isolation.NewPoolRegistry(r.config, r.clk, isolation.WithLogger(r.logger))
 	forget := r.metrics.OnCommandEvicted(r.forget)
 	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)
-	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close}
+	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close, r.closeLimiters}
 	if closeConfig != nil {
 		r.closers = append(r.closers, closeConfig)
 	}

@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 )
 
-// Counter slots of a stripe. Commands use one slot per EventType below CommandMaxActive
+// Counter slots of a stripe. Commands use one slot per EventType but CommandMaxActive's
 // (EXCEPTION_THROWN counted on the caller like the others); thread pools use Executed and
-// Rejected, collapsers the CollapserEventTypes.
-const numSlots = NumEventTypes - 1
+// Rejected, collapsers the CollapserEventTypes. A stripe's line holds up to 28.
+const numSlots = NumEventTypes
 
 // stripe is one share of a key's counters, alone on its two cache lines (an adjacent-line
 // prefetcher fetches lines in pairs), so that callers on different stripes never write a
