@@ -49,6 +49,8 @@
 // up or stopped; shares were leased again within 70 ms of Redis returning; Redis ran 6
 // script calls a second (3 instances x 1 key / 500 ms), each running 4 commands inside
 // (TIME, HSET, HGETALL, PEXPIRE), which INFO commandstats counts too.
+// Through the rate limiter stage (3 runtimes with Limiters, rateLimit.permitsPerSecond
+// 300, the same demands) the fleet ran 300/s, 210/61/30 per instance.
 //
 // The module is separate from rxhystrix, so that only its users link the Redis client.
 package hystrixredis

@@ -4,6 +4,7 @@ package hystrixredis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os/exec"
@@ -20,6 +21,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/internal/e2eproc"
 )
 
@@ -250,3 +253,65 @@ type quiet struct{}
 func (quiet) Printf(context.Context, string, ...any) {}
 
 func init() { redis.SetLogger(quiet{}) }
+
+// TestGlobalLimitThroughTheStage: 3 runtimes whose rate limiter stage takes its limiters
+// from Limiters share rateLimit.permitsPerSecond = 300 of the command Pay across the
+// fleet, with demands 70/20/10 % of 450 a second.
+func TestGlobalLimitThroughTheStage(t *testing.T) {
+	const rate, period = 300.0, 500 * time.Millisecond
+	r := newRedis(t)
+	var (
+		wg           sync.WaitGroup
+		counting     atomic.Bool
+		ok, refusals [3]atomic.Int64
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	for i, demand := range []float64{0.7 * 450, 0.2 * 450, 0.1 * 450} {
+		c := redis.NewClient(&redis.Options{Addr: r.addr})
+		rt := command.NewRuntime(command.WithRateLimiters(Limiters(c,
+			Config{Key: "rxhystrix:limit:", Instance: fmt.Sprint("i", i), LeasePeriod: period, Burst: 5}, 1.0/3)))
+		defer func() { rt.Close(); c.Close() }() // after the callers stopped
+		wg.Go(func() {
+			due, last := 0.0, time.Now()
+			for ctx.Err() == nil {
+				time.Sleep(time.Millisecond)
+				now := time.Now()
+				due += demand * now.Sub(last).Seconds()
+				last = now
+				for ; due >= 1; due-- {
+					_, err := command.New(command.Setter{Runtime: rt, CommandKey: "Pay",
+						Properties: config.Set(config.ExecutionIsolationStrategy.Of(config.Semaphore),
+							config.ExecutionMaxConcurrentRequests.Of(1000),
+							config.RateLimitEnabled.Of(true), config.RateLimitPermitsPerSecond.Of(rate))},
+						func(context.Context) (string, error) { return "paid", nil }).Execute(context.Background())
+					switch {
+					case !counting.Load():
+					case err == nil:
+						ok[i].Add(1)
+					case errors.Is(err, command.ErrRateLimited):
+						refusals[i].Add(1)
+					default:
+						t.Errorf("instance %d: %v", i, err)
+					}
+				}
+			}
+		})
+	}
+	defer func() { cancel(); wg.Wait() }()
+	time.Sleep(3 * period) // the first renewals
+	counting.Store(true)
+	start := time.Now()
+	time.Sleep(3 * time.Second)
+	counting.Store(false)
+	took := time.Since(start).Seconds()
+	var sum float64
+	each := make([]float64, 3)
+	for i := range each {
+		each[i] = float64(ok[i].Load()) / took
+		sum += each[i]
+	}
+	t.Logf("through the stage: fleet %.1f/s, instances %.1f, refused %d/%d/%d", sum, each,
+		refusals[0].Load(), refusals[1].Load(), refusals[2].Load())
+	assert.InEpsilon(t, rate, sum, 0.05)
+	assert.InEpsilon(t, 0.7*rate, each[0], 0.1)
+}
