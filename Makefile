@@ -1,17 +1,17 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test test-bench test-modules test-norace fmt-check vet fuzz bench bench-check bench-readme bench-lib bench-adaptive cover demo soak e2e e2e-setup e2e-etcd e2e-prometheus e2e-browser e2e-behaviour
+.PHONY: build test test-bench test-modules test-norace fmt-check vet fuzz bench bench-check bench-readme bench-lib bench-adaptive cover demo soak e2e e2e-setup e2e-etcd e2e-fleet e2e-prometheus e2e-browser e2e-behaviour
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
 # core packages links none of their dependencies. make test vets and tests each of them.
-MODULES := contrib/hystrixetcd contrib/hystrixprom contrib/hystrixotel contrib/hystrixgrpc cmd/rxhystrix-demo dashboard/e2e
+MODULES := contrib/hystrixetcd contrib/hystrixredis contrib/hystrixprom contrib/hystrixotel contrib/hystrixgrpc cmd/rxhystrix-demo dashboard/e2e
 
 # E2E_TARGETS are the end-to-end suites: each starts the real servers it needs (etcd,
 # Prometheus, a browser) on 127.0.0.1 and stops them. make e2e installs what is missing
 # first (scripts/e2e-setup.sh) and then runs them all.
-E2E_TARGETS := e2e-etcd e2e-prometheus e2e-browser e2e-behaviour
+E2E_TARGETS := e2e-etcd e2e-fleet e2e-prometheus e2e-browser e2e-behaviour
 
 # ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
 ARGS ?=
@@ -84,7 +84,22 @@ e2e-setup:
 # 127.0.0.1 with a temporary data directory).
 e2e-etcd:
 	@echo "== e2e-etcd: contrib/hystrixetcd against a real etcd (compiles with -race first)"
-	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m ./...
+	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m -run '^TestEtcd' ./...
+
+# e2e-fleet runs the fleet scope against real servers it starts and stops on 127.0.0.1:
+# breaker signals between 3 instances through etcd (a transition reaches the others
+# within 200 ms at p99, a quorum of 2 of 3) and the fleet dashboard following the
+# instance processes that register in etcd (one of them killed with kill -9), then a
+# global rate shared by 3 instances through a real redis-server, stopped for 10 s on the
+# way (contrib/hystrixredis), and 3 demo processes in a fleet, one killed with kill -9
+# (cmd/rxhystrix-demo); about 2 minutes with the compiles.
+e2e-fleet:
+	@echo "== e2e-fleet: breaker signals and the fleet dashboard through a real etcd (compiles with -race first)"
+	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m -run '^TestSignals|^TestFleet' -v ./...
+	@echo "== e2e-fleet: a global rate limit through a real redis-server (compiles with -race first)"
+	cd contrib/hystrixredis && $(GO) test -tags e2e -race -count=1 -timeout 5m -v ./...
+	@echo "== e2e-fleet: 3 demo processes in a fleet (builds the demo first)"
+	cd cmd/rxhystrix-demo && $(GO) test -tags e2e -run '^TestFleetDemo$$' -count=1 -timeout 5m -v .
 
 # e2e-prometheus scrapes the demo with a real Prometheus server through the demo's
 # failure window and checks /metrics with promtool (cmd/rxhystrix-demo/e2e_test.go).

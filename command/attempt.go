@@ -28,6 +28,7 @@ type attempt struct {
 	// a pool goroutine), the rest only by the side that won (the caller's side writes
 	// execLatency when it won by leaving).
 	executed    bool          // run started: metrics' MarkStart was called
+	fault       uint8         // the fault run gives instead (config.Fault+1), 0: none; set by faultInjection before run starts
 	end         time.Duration // when run returned
 	execLatency time.Duration // how long run took (runLatency)
 

@@ -49,7 +49,7 @@ type link struct {
 // maxSteps bounds the steps one link.run enters, and maxStages the stages of a chain
 // (stagesOf): the layout has fewer.
 const (
-	maxSteps  = 8
+	maxSteps  = 12
 	maxStages = 16
 )
 
@@ -119,6 +119,7 @@ type waiting interface{ waits() }
 type shape struct {
 	props *config.CommandProperties
 	iso   config.IsolationStrategy // a stream key's is always SEMAPHORE
+	rt    *Runtime                 // for what a stage shares across keys (a rate limiter group)
 }
 
 // layout is every stage in its place, outermost first: the one place where stages are
@@ -130,9 +131,11 @@ var layout = []stage{
 	fallback{},
 	retry{},
 	breakerGate{},
+	rateLimit{},
 	semaphore{},
 	adaptiveLimit{},
 	timeout{},
+	faultInjection{},
 	threadPool{},
 	run{},
 }

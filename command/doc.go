@@ -41,11 +41,16 @@
 //	  retry         retry.maxAttempts > 1 only: runs the rest again with a new attempt
 //	                while it FAILED, after a backoff, within the key's budget
 //	  breakerGate   Attempt on the way in; on the way out it reports the verdict it got
+//	  rateLimit     rateLimit.enabled only: a permit from the group's limiter, now or
+//	                after a wait of at most maxWait (RATE_LIMITED, neutral, when none)
 //	  semaphore     SEMAPHORE only: the execution semaphore, held until the rest returns
 //	  adaptiveLimit ADAPTIVE only: a permit of the adaptive limit, held until the rest
 //	                returns, given back with the run's latency and outcome
 //	  timeout       starts the attempt's clock (queue wait counts) and its deadline, and
 //	                opens the race that the run, the timer and the caller settle
+//	  faultInjection  faultInjection.enabled only: picks a share of the executions and
+//	                gives run's place to a fault (error, panic, delay, hang) or decides
+//	                an outcome (a short circuit, a rejection, a bad request)
 //	  threadPool    THREAD only: hands the rest (the run) to the key's goroutine pool and
 //	                waits for the race's winner
 //	  run           onExecutionStart, run (or construct and its stream), classify
@@ -140,6 +145,7 @@
 // budget.maxTokens selects gRPC's token bucket instead. A retry the budget refuses is not
 // made: BUDGET_EXHAUSTED, which says nothing about health. Without retries a key has no
 // retry stage and pays nothing.
+//
 // # ADAPTIVE isolation
 //
 // Beyond Hystrix, execution.isolation.strategy=ADAPTIVE runs the command on the caller's
@@ -169,6 +175,40 @@
 // whichever of them bound last: give them the same properties). An uncontended Execute
 // under ADAPTIVE allocates what one under SEMAPHORE does and costs about as much
 // (BenchmarkAdaptiveVersusSemaphore: 1.0-1.15x).
+//
+// # Rate limiter
+//
+// With rateLimit.enabled, an execution takes a permit from the limiter of its key's group
+// (rateLimit.group, the command key by default; keys naming one group with the same
+// permitsPerSecond and burst share a limiter; package ratelimit). The stage sits inside
+// the breaker's gate and outside isolation: a short-circuited call spends no permit, and
+// a call waiting for one (up to rateLimit.maxWaitInMilliseconds, 0: none) holds no
+// execution permit and its wait is not execution latency. A permit further away than the
+// bound, or than the execution timeout, is refused at once: RATE_LIMITED, recovered by
+// the fallback like a rejection, neutral to health and to the breaker (the dependency
+// was not called). Without a fallback the caller gets an *Error of type RateLimited
+// whose cause, a *RateLimitError, says when a permit will be free (RetryAfter: what
+// hystrixhttp's Middleware sends as Retry-After with its 429). A wait ends when the
+// permit comes or the caller leaves (CANCELLED, the permit given back), on the runtime's
+// clock, with no goroutine of its own; Queue and Observe return before it. The
+// runtime's limiters come from WithRateLimiters (an in-memory ratelimit.Bucket by
+// default); a factory that fails leaves the key unlimited and logs why.
+//
+// # Fault injection
+//
+// With faultInjection.enabled and a faultInjection.percentage above 0, the stage picks
+// that share of the executions (math/rand/v2, or the source given with WithRandom) and
+// gives each the fault faultInjection.fault names (config.Fault). It sits inside the
+// timeout and outside the pool: the pick and its FAULT_INJECTED event are made on the
+// caller's goroutine, and an ERROR, PANIC, LATENCY (faultInjection.latencyInMilliseconds,
+// then run) or HANG (until the run's context ends) happens in run's place, on the pool
+// goroutine under THREAD, so it is classified, timed and counted as the dependency's own
+// failure would be: FAILURE, TIMEOUT, CANCELLED. An outcome fault (SHORT_CIRCUITED,
+// SEMAPHORE_REJECTED, THREAD_POOL_REJECTED, RATE_LIMITED, BAD_REQUEST) is decided there
+// with that outcome's event, failure type and health. Either way the cause is a
+// *FaultError, and FAULT_INJECTED is neutral: the fault counts once, as what it imitates.
+// Off (by dynamic config, live) the stage is not in the key's chain and costs nothing
+// (bench_test.go: BenchmarkExecuteFaultInjectionOff).
 //
 // # Timeouts and the run context
 //

@@ -32,6 +32,9 @@ const (
 	// (ADAPTIVE isolation, beyond Hystrix); the cause says why (adaptive.ErrLimit,
 	// ErrQueueFull, ErrCriticality).
 	RejectedAdaptiveExecution
+	// RateLimited: the key's rate limiter had no permit for the execution (beyond
+	// Hystrix; the cause is a *RateLimitError).
+	RateLimited
 )
 
 // String returns the Hystrix name, e.g. "REJECTED_SEMAPHORE_EXECUTION".
@@ -53,6 +56,8 @@ func (t FailureType) String() string {
 		return "REJECTED_SEMAPHORE_FALLBACK"
 	case RejectedAdaptiveExecution:
 		return "REJECTED_ADAPTIVE_EXECUTION"
+	case RateLimited:
+		return "RATE_LIMITED"
 	}
 	return "FailureType(" + strconv.Itoa(int(t)) + ")"
 }
@@ -78,6 +83,7 @@ var (
 	ErrSemaphoreRejected error = &sentinel{RejectedSemaphoreExecution, "command: could not acquire a semaphore for execution"}
 	ErrFallbackRejected  error = &sentinel{RejectedSemaphoreFallback, "command: could not acquire a semaphore for fallback execution"}
 	ErrAdaptiveRejected  error = &sentinel{RejectedAdaptiveExecution, "command: could not acquire an adaptive permit for execution"}
+	ErrRateLimited       error = &sentinel{RateLimited, "command: rate limited"}
 )
 
 // Causes of failures that do not come from user code.
@@ -153,6 +159,8 @@ func (e *Error) what() string {
 		return "could not acquire a semaphore for execution"
 	case RejectedAdaptiveExecution:
 		return "could not acquire an adaptive permit for execution"
+	case RateLimited:
+		return "was rate limited"
 	case RejectedSemaphoreFallback:
 		// The fallback was rejected after some other failure: name that one.
 		var s *sentinel

@@ -129,7 +129,7 @@ func (ks *keyState) currentChain() *link {
 	if kc := ks.chain.Load(); kc != nil && kc.version == version {
 		return kc.chain
 	}
-	k := shape{props: ks.props, iso: ks.props.IsolationStrategy.Get()}
+	k := shape{props: ks.props, iso: ks.props.IsolationStrategy.Get(), rt: ks.rt}
 	if ks.stream {
 		k.iso = config.Semaphore
 	}

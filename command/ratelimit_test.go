@@ -32,16 +32,16 @@ type bucket struct {
 	last   time.Duration
 }
 
-// rateLimited is the limiter's refusal.
-var rateLimited = refusal{event: metrics.SemaphoreRejected, failure: RejectedSemaphoreExecution}
+// toyRefusal is the limiter's refusal.
+var toyRefusal = refusal{event: metrics.SemaphoreRejected, failure: RejectedSemaphoreExecution}
 
-var errRateLimited = errors.New("rate limited")
+var errNoToken = errors.New("rate limited")
 
 func (l tokenBucket) forKey(k shape) (stage, bool) { return l, k.props.Key() == l.only }
 
 func (l tokenBucket) enter(x *execution, a *attempt) (verdict, bool) {
 	if !l.b.take(x.now()) {
-		return a.refuse(&rateLimited, errRateLimited), false
+		return a.refuse(&toyRefusal, errNoToken), false
 	}
 	return verdict{}, true
 }
@@ -82,7 +82,7 @@ func TestANewStageIsOneFileAndOneLine(t *testing.T) {
 	}
 	assert.Equal(t, 5, admitted, "the burst")
 	require.Len(t, refusedWith, 15)
-	assert.ErrorIs(t, refusedWith[0], errRateLimited, "the fallback gets the stage's cause")
+	assert.ErrorIs(t, refusedWith[0], errNoToken, "the fallback gets the stage's cause")
 
 	e.clk.Advance(time.Second)
 	admitted = 0

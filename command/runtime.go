@@ -13,6 +13,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
+	"github.com/rxhystrix/rxhystrix/ratelimit"
 )
 
 // Runtime bundles what commands share: the clock, the configuration store, the metrics,
@@ -36,6 +37,13 @@ type Runtime struct {
 	chains  sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
 	budgets sync.Map   // budgetKey -> budget.Budget: the budgets of extra attempts (budgetOf)
 	groups  sync.Map   // execution.isolation.adaptive.group -> *adaptive.Limiter (stage_adaptive.go)
+
+	// The rate limiter stage's limiters, one per group and rate (limiter).
+	newLimiter LimiterFactory
+	limitersMu sync.Mutex
+	limiters   map[limiterKey]ratelimit.Limiter
+
+	random func() uint64 // the fault injection stage's picks (draw); nil: math/rand/v2
 }
 
 // Option configures NewRuntime.
@@ -97,7 +105,7 @@ func NewRuntime(opts ...Option) *Runtime {
 	r.pools = isolation.NewPoolRegistry(r.config, r.clk, isolation.WithLogger(r.logger))
 	forget := r.metrics.OnCommandEvicted(r.forget)
 	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)
-	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close}
+	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close, r.closeLimiters}
 	if closeConfig != nil {
 		r.closers = append(r.closers, closeConfig)
 	}

@@ -50,8 +50,9 @@ func (a *attempt) runOnce() verdict {
 	return v
 }
 
-// callRun calls the execution-start hooks and the user's run. A failing hook or a panic is
-// a run error; a runtime.Goexit is recorded as a failed run on the way down.
+// callRun calls the execution-start hooks and the user's run (or, for an attempt the fault
+// injection stage picked, its fault). A failing hook or a panic is a run error; a
+// runtime.Goexit is recorded as a failed run on the way down.
 func (a *attempt) callRun() (err error) {
 	if a.x.hook != nil {
 		if err := a.startHooks(); err != nil {
@@ -64,7 +65,11 @@ func (a *attempt) callRun() (err error) {
 			err = a.unwound(recover())
 		}
 	}()
-	err = a.x.body.call(a)
+	if a.fault != 0 {
+		err = a.injectFault()
+	} else {
+		err = a.x.body.call(a)
+	}
 	returned = true
 	return err
 }

@@ -80,6 +80,19 @@
 // /turbine.stream instead; Turbine sums the frames and reportingHosts, and the dashboard
 // divides means and percentages by reportingHosts.
 //
+// # Fleet
+//
+// Fleet is that Turbine in the library: SetStreams gives it the instances' stream URLs
+// (hystrixetcd.WatchInstances follows a registry of them in etcd), one goroutine per
+// instance reads its stream and keeps the latest frame per type and name, and
+// Fleet.StreamHandler serves the sum every interval, to the page
+// (NewPageHandler("/fleet/hystrix.stream")) or to Netflix's dashboard:
+//
+//	instance streams --one reader each--> latest frame per (type, name, instance)
+//	    --every interval--> summed as Turbine does --> aggregated /hystrix.stream
+//
+// A dropped instance or a broken stream leaves the sums at once.
+//
 // Before each interval's write the handler sets its own write deadline (WithWriteTimeout),
 // which overrides an http.Server WriteTimeout for the stream; with WithWriteTimeout(0) a
 // server WriteTimeout would cut the stream after that time. Streams never end on their

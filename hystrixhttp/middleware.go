@@ -14,7 +14,9 @@ import (
 // Middleware runs HTTP handlers inside commands, so that an overloaded or failing
 // handler is refused early: while its breaker is open or its semaphore is full, requests
 // get 503 Service Unavailable with a Retry-After header (or the Fallback) without
-// reaching it. Wrap is the middleware, a func(http.Handler) http.Handler.
+// reaching it; beyond the key's rate limit (rateLimit.* properties), 429 Too Many
+// Requests with Retry-After saying when the limiter has a permit again. Wrap is the
+// middleware, a func(http.Handler) http.Handler.
 //
 // What counts, per request: the status the handler wrote, classified by Classify (by
 // default 5xx and 429 are failures, other 4xx bad requests); a handler that writes
@@ -55,8 +57,10 @@ type Middleware struct {
 	// Fallback, if set, answers a request the handler did not: short-circuited,
 	// rejected, or timed out before the handler wrote anything. err wraps the command
 	// package's sentinel (ErrShortCircuited, ErrSemaphoreRejected, ErrThreadPoolFull,
-	// ErrAdaptiveRejected, ErrTimeout). Nil means 503 Service Unavailable, with
-	// Retry-After for a short circuit (the sleep window) or a rejection (1 second).
+	// ErrAdaptiveRejected, ErrRateLimited, ErrTimeout). Nil means 503 Service Unavailable,
+	// with Retry-After for a short circuit (the sleep window) or a rejection (1 second), or
+	// 429 Too Many Requests for a rate-limited request, with Retry-After from its
+	// *command.RateLimitError (whole seconds, rounded up).
 	Fallback func(w http.ResponseWriter, r *http.Request, err error)
 
 	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
@@ -144,14 +148,28 @@ func (h *handling) respond(s command.Setter, err error) {
 		}
 		return // the handler's answer stands
 	}
+	status := http.StatusServiceUnavailable
 	switch {
+	case errors.Is(err, command.ErrRateLimited):
+		status = http.StatusTooManyRequests
+		h.w.Header().Set("Retry-After", limitedRetryAfter(err))
 	case errors.Is(err, command.ErrShortCircuited):
 		h.w.Header().Set("Retry-After", retryAfter(s))
 	case errors.Is(err, command.ErrSemaphoreRejected), errors.Is(err, command.ErrThreadPoolFull),
 		errors.Is(err, command.ErrAdaptiveRejected):
 		h.w.Header().Set("Retry-After", "1")
 	}
-	http.Error(&h.w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
+	http.Error(&h.w, http.StatusText(status), status)
+}
+
+// limitedRetryAfter returns when the rate limiter will have a permit, in whole seconds
+// rounded up (at least 1): the *command.RateLimitError's RetryAfter.
+func limitedRetryAfter(err error) string {
+	var rl *command.RateLimitError
+	if !errors.As(err, &rl) {
+		return "1"
+	}
+	return strconv.Itoa(max(1, int(math.Ceil(rl.RetryAfter.Seconds()))))
 }
 
 // retryAfter returns the breaker's sleep window in whole seconds, rounded up.

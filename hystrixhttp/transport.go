@@ -21,6 +21,9 @@ import (
 //   - short circuit, rejection, timeout or transport error without a fallback: a
 //     *command.Error (errors.Is(err, command.ErrShortCircuited), ErrSemaphoreRejected,
 //     ErrThreadPoolFull, ErrTimeout; the transport error is its cause);
+//   - beyond the key's rate limit (rateLimit.* properties) without a fallback: a
+//     *command.Error with errors.Is(err, command.ErrRateLimited), whose cause, a
+//     *command.RateLimitError, says when to retry (RetryAfter); the request is not sent;
 //   - with a Fallback: what it returns, for every failure.
 //
 // The request's context is the caller's side of the command: its cancellation ends the

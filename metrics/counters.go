@@ -12,18 +12,21 @@ import (
 // pools use Executed and Rejected, collapsers the CollapserEventTypes.
 const numSlots = NumEventTypes
 
-// stripe is one share of a key's counters, alone on its two cache lines (an adjacent-line
-// prefetcher fetches lines in pairs), so that callers on different stripes never write a
-// line another caller writes. The sums and the common event types share the first line,
+// stripe is one share of a key's counters, alone on its pairs of cache lines (an
+// adjacent-line prefetcher fetches lines in pairs; one pair holds up to 28 event types),
+// so that callers on different stripes never write a line another caller writes. The sums and the common event types share the first line,
 // so a completion writes one line. Counters are monotonic: they are only ever added to,
 // never reset; a closed bucket is the difference between two reads of their sum. Counts
 // are kept modulo 2^32 (a bucket, the difference, never holds 2^32 events of one type);
 // sums of latencies (ns) or batch sizes modulo 2^64.
 type stripe struct {
 	sum [2]atomic.Uint64
-	n   [numSlots]atomic.Uint32
-	_   [128 - 16 - numSlots*4]byte
+	n   [stripeSlots]atomic.Uint32
 }
+
+// stripeSlots is numSlots rounded up to fill whole pairs of lines (the slots past
+// numSlots unused: a zero-size padding field at the end would add a word of its own).
+const stripeSlots = numSlots + (128-(16+numSlots*4)%128)%128/4
 
 // maxStripes caps the stripes of a key (2 KB per key).
 const maxStripes = 16

@@ -151,10 +151,14 @@ func TestExecutionResultIsAValue(t *testing.T) {
 	assert.True(t, r.ExecutedInThread())
 	assert.Equal(t, 7, r.WithEventCount(Collapsed, 7).Events().Count(Collapsed))
 	assert.LessOrEqual(t, unsafe.Sizeof(r), uintptr(40), "small enough to pass in registers")
-	assert.LessOrEqual(t, unsafe.Sizeof(r), uintptr(40), "small enough to pass in registers")
 	assert.Zero(t, testing.AllocsPerRun(100, func() {
 		r = r.WithEvent(Success).WithTotalLatency(time.Millisecond)
 	}))
+}
+
+func TestStripeFillsPairsOfCacheLines(t *testing.T) {
+	assert.Zero(t, unsafe.Sizeof(stripe{})%128, "a stripe shares no line pair with another")
+	assert.GreaterOrEqual(t, unsafe.Sizeof(stripe{}), 16+uintptr(numSlots)*4)
 }
 
 func TestHealthCountsArithmetic(t *testing.T) {

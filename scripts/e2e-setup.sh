@@ -8,11 +8,12 @@ want() { # want COMMAND PACKAGE: PACKAGE is needed when COMMAND is missing
 }
 want etcd etcd-server
 want etcdctl etcd-client
+want redis-server redis-server
 want prometheus prometheus
 want promtool prometheus
 want chromium chromium
 if [ ${#need[@]} -eq 0 ]; then
-	echo "e2e-setup: etcd, etcdctl, prometheus, promtool and chromium are installed"
+	echo "e2e-setup: etcd, etcdctl, redis-server, prometheus, promtool and chromium are installed"
 	exit 0
 fi
 sudo=""

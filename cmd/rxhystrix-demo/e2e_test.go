@@ -48,7 +48,7 @@ func TestE2EPrometheus(t *testing.T) {
 	var out syncbuf.Buffer
 	done := make(chan error, 1)
 	began := time.Now()
-	go func() { done <- run(ctx, ln, 50, false, &out) }()
+	go func() { done <- run(ctx, ln, 50, false, fleetConfig{}, &out) }()
 	stopped := false
 	t.Cleanup(func() {
 		if !stopped {

@@ -4,11 +4,15 @@
 // command once a second, so breakers can be watched opening and closing.
 //
 //	go run . -addr 127.0.0.1:7979 -duration 1m -rate 50 [-trace]
+//	         [-etcd 127.0.0.1:2379 -instance a -quorum 2 -lease 5s -fleet-prefix /rxhystrix/fleet/]
 //
 // Open http://127.0.0.1:7979/hystrix/ in a browser, or point the Hystrix Dashboard at
 // http://127.0.0.1:7979/hystrix.stream, and Prometheus at http://127.0.0.1:7979/metrics.
 // With -trace every page and every command execution is an OpenTelemetry span, printed
-// to stdout as JSON. The demo is a module of its own (cmd/rxhystrix-demo/go.mod), so the
+// to stdout as JSON. With -etcd the demo is an instance of a fleet (hystrixetcd): it
+// registers its stream, opens a key early when a quorum of other instances have it open,
+// and serves the fleet page on /fleet/ over the sum of every registered instance's
+// stream (/fleet/hystrix.stream). The demo is a module of its own (cmd/rxhystrix-demo/go.mod), so the
 // library's module requires neither client_golang nor the OpenTelemetry SDK.
 package main
 
@@ -37,8 +41,10 @@ func main() {
 	duration := flag.Duration("duration", 0, "run for this long, then exit (0 runs until interrupted)")
 	rate := flag.Int("rate", 50, "simulated page requests per second")
 	traces := flag.Bool("trace", false, "print a span per page and per command execution to stdout (OpenTelemetry, JSON)")
+	var fc fleetConfig
+	fc.register(flag.CommandLine)
 	flag.Parse()
-	if err := start(*addr, *duration, *rate, *traces); err != nil {
+	if err := start(*addr, *duration, *rate, *traces, fc); err != nil {
 		fmt.Fprintln(os.Stderr, "rxhystrix-demo:", err)
 		os.Exit(1)
 	}
@@ -46,7 +52,7 @@ func main() {
 
 // start checks the flags, listens on addr and runs the demo until interrupted or, with a
 // positive duration, until it has elapsed.
-func start(addr string, duration time.Duration, rate int, traces bool) error {
+func start(addr string, duration time.Duration, rate int, traces bool, fc fleetConfig) error {
 	if rate <= 0 {
 		return fmt.Errorf("-rate must be positive, got %d", rate)
 	}
@@ -64,13 +70,14 @@ func start(addr string, duration time.Duration, rate int, traces bool) error {
 	if err != nil {
 		return err
 	}
-	return run(ctx, ln, rate, traces, os.Stdout)
+	return run(ctx, ln, rate, traces, fc, os.Stdout)
 }
 
 // run serves the dashboard streams and /metrics on ln, drives rate pages a second
 // through the commands and prints the table (and with traces the spans) to out every
-// second, until ctx ends. It returns when everything it started has stopped.
-func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Writer) error {
+// second, until ctx ends. With fc's etcd it is an instance of that fleet (fleet.go). It
+// returns when everything it started has stopped.
+func run(ctx context.Context, ln net.Listener, rate int, traces bool, fc fleetConfig, out io.Writer) error {
 	rt := command.NewRuntime()
 	defer rt.Close()
 	tracer, stopTracing, err := tracing(rt, traces, out)
@@ -86,6 +93,10 @@ func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Wri
 	metrics, stopMetrics := metricsHandler(rt)
 	defer stopMetrics()
 	mux.Handle("/metrics", metrics)
+	stopFleet, err := joinFleet(ctx, fc, rt, mux, ln.Addr(), out)
+	if err != nil {
+		return errors.Join(err, deps.close(), stopTracing(), ln.Close())
+	}
 
 	// Streams never end by themselves: their requests share ctx, so they end with the run.
 	srv := &http.Server{
@@ -123,7 +134,7 @@ func run(ctx context.Context, ln net.Listener, rate int, traces bool, out io.Wri
 			}
 			<-generated
 			pages.Wait()
-			err = errors.Join(err, deps.close(), stopTracing())
+			err = errors.Join(err, stopFleet(), deps.close(), stopTracing())
 			fmt.Fprintln(out, "rxhystrix demo: stopped")
 			return err
 		}

@@ -32,7 +32,7 @@ func TestRunServesTheStreamPrintsTheTableAndEndsByItself(t *testing.T) {
 	defer cancel()
 	var out syncbuf.Buffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, ln, 100, false, &out) }()
+	go func() { done <- run(ctx, ln, 100, false, fleetConfig{}, &out) }()
 
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ln.Addr().String()+"/hystrix.stream", nil)
@@ -97,7 +97,7 @@ func TestRunPrintsTracesWhenAsked(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	var out syncbuf.Buffer
-	require.NoError(t, run(ctx, ln, 20, true, &out))
+	require.NoError(t, run(ctx, ln, 20, true, fleetConfig{}, &out))
 
 	pages := map[string]bool{}
 	var commands []span
@@ -138,7 +138,7 @@ func firstDataFrame(t *testing.T, resp *http.Response) string {
 }
 
 func TestStartRejectsBadFlags(t *testing.T) {
-	assert.ErrorContains(t, start("127.0.0.1:0", time.Second, 0, false), "-rate must be positive")
-	assert.ErrorContains(t, start("127.0.0.1:0", -time.Second, 10, false), "-duration must not be negative")
-	assert.Error(t, start("not an address", time.Second, 10, false))
+	assert.ErrorContains(t, start("127.0.0.1:0", time.Second, 0, false, fleetConfig{}), "-rate must be positive")
+	assert.ErrorContains(t, start("127.0.0.1:0", -time.Second, 10, false, fleetConfig{}), "-duration must not be negative")
+	assert.Error(t, start("not an address", time.Second, 10, false, fleetConfig{}))
 }

@@ -1,0 +1,180 @@
+package command
+
+import (
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/metrics"
+	"github.com/rxhystrix/rxhystrix/ratelimit"
+)
+
+// rateLimit is the rate limiter (rateLimit.* properties): a permit from the limiter of the
+// key's group before anything is isolated. It sits inside the breaker's gate, so a short
+// circuit spends no permit (permits are for calls that would reach the dependency), and
+// outside the semaphore and the timeout, so a call waiting for a permit holds no execution
+// permit and its wait is not execution time. A permit further away than
+// rateLimit.maxWaitInMilliseconds, or than the execution timeout (a call that waited that
+// long would time out anyway), is refused at once: RATE_LIMITED, which the fallback
+// recovers like a rejection and which is neutral to health (the dependency was not
+// called). A key with rateLimit.enabled=false has no such stage.
+type rateLimit struct {
+	l       ratelimit.Limiter
+	group   string
+	maxWait time.Duration // the bound of a wait: maxWait, or the timeout if shorter
+	capped  bool          // the timeout is the bound
+}
+
+// rateLimitWaiting is a rateLimit that may wait for a permit (maxWait > 0): Queue and
+// Observe run its chain on a goroutine of their own.
+type rateLimitWaiting struct{ rateLimit }
+
+func (rateLimitWaiting) waits() {}
+
+// rateLimited is the limiter's refusal: RATE_LIMITED.
+var rateLimited = refusal{event: metrics.RateLimited, failure: RateLimited}
+
+func (rateLimit) forKey(k shape) (stage, bool) {
+	p := k.props
+	if !p.RateLimitEnabled.Get() {
+		return nil, false
+	}
+	group := p.RateLimitGroup.Get()
+	if group == "" {
+		group = p.Key()
+	}
+	rate := ratelimit.Rate{PerSecond: p.RateLimitPermitsPerSecond.Get(), Burst: p.RateLimitBurst.Get()}
+	l, err := k.rt.limiter(group, rate)
+	if err != nil { // fail open: a broken limiter must not stop the key
+		k.rt.logger.Error("command: no rate limiter: the key runs unlimited", "key", p.Key(), "group", group, "err", err)
+		return nil, false
+	}
+	s := rateLimit{l: l, group: group, maxWait: p.RateLimitMaxWait.Get()}
+	if t := p.ExecutionTimeout.Get(); p.ExecutionTimeoutEnabled.Get() && t < s.maxWait {
+		s.maxWait, s.capped = t, true
+	}
+	if s.maxWait > 0 {
+		return rateLimitWaiting{s}, true
+	}
+	return s, true
+}
+
+func (l rateLimit) enter(x *execution, a *attempt) (verdict, bool) {
+	wait, ok := l.l.Reserve(x.now(), l.maxWait)
+	if ok && wait == 0 {
+		return verdict{}, true
+	}
+	return l.slow(x, a, wait, ok)
+}
+
+func (rateLimit) exit(_ *execution, _ *attempt, v verdict) verdict { return v }
+
+// slow refuses the attempt when no permit comes within the bound, or waits for the
+// reserved one: the attempt goes on when it comes, and is cancelled (the permit given
+// back) if the caller leaves first.
+func (l rateLimit) slow(x *execution, a *attempt, wait time.Duration, ok bool) (verdict, bool) {
+	if !ok {
+		reason := ReasonNoPermit
+		if l.capped {
+			reason = ReasonAfterTimeout
+		}
+		return a.refuse(&rateLimited, &RateLimitError{Group: l.group, RetryAfter: wait, Reason: reason}), false
+	}
+	came := make(chan struct{})
+	t := x.ks.rt.clk.AfterFunc(wait, func() { close(came) })
+	if x.wait(came) {
+		return verdict{}, true
+	}
+	t.Stop()
+	l.l.Cancel(x.now())
+	return verdict{kind: cancelled}, false
+}
+
+// RateLimitReason says why the rate limiter refused an execution.
+type RateLimitReason uint8
+
+const (
+	// ReasonNoPermit: no permit within rateLimit.maxWaitInMilliseconds.
+	ReasonNoPermit RateLimitReason = iota + 1
+	// ReasonAfterTimeout: the next permit comes after the execution timeout.
+	ReasonAfterTimeout
+)
+
+// String returns "no permit within maxWait" or "next permit after the timeout".
+func (r RateLimitReason) String() string {
+	switch r {
+	case ReasonNoPermit:
+		return "no permit within maxWait"
+	case ReasonAfterTimeout:
+		return "next permit after the timeout"
+	}
+	return "RateLimitReason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// RateLimitError is the cause of a RATE_LIMITED execution: the limiter's group, when a
+// permit would be free (what an HTTP server sends as Retry-After) and why the execution
+// did not wait for it. The runtime *Error of type RateLimited wraps it.
+type RateLimitError struct {
+	Group      string
+	RetryAfter time.Duration
+	Reason     RateLimitReason
+}
+
+// Error returns "command: rate limited (group G, <reason>, retry after D)".
+func (e *RateLimitError) Error() string {
+	return "command: rate limited (group " + e.Group + ", " + e.Reason.String() + ", retry after " + e.RetryAfter.String() + ")"
+}
+
+// Is makes errors.Is(err, ErrRateLimited) hold for the cause alone too (a fallback gets it).
+func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+
+// LimiterFactory makes the limiter of a rate limiter group (see WithRateLimiters). The
+// limiter must be comparable (a pointer): a key's chain is keyed by its stages.
+type LimiterFactory func(group string, r ratelimit.Rate) (ratelimit.Limiter, error)
+
+// WithRateLimiters sets how the runtime makes the limiter of a rate limiter group (default:
+// a ratelimit.Bucket in memory). It is called once per group and rate; a limiter that is
+// an io.Closer is closed with the runtime.
+func WithRateLimiters(f LimiterFactory) Option { return func(r *Runtime) { r.newLimiter = f } }
+
+// limiterKey is a group at one rate: keys naming the same group with the same rate and
+// burst share a limiter.
+type limiterKey struct {
+	group string
+	rate  ratelimit.Rate
+}
+
+// limiter returns the limiter of group at rate, made on first use.
+func (r *Runtime) limiter(group string, rate ratelimit.Rate) (ratelimit.Limiter, error) {
+	r.limitersMu.Lock()
+	defer r.limitersMu.Unlock()
+	k := limiterKey{group, rate}
+	if l, ok := r.limiters[k]; ok {
+		return l, nil
+	}
+	newLimiter := r.newLimiter
+	if newLimiter == nil {
+		newLimiter = func(_ string, rate ratelimit.Rate) (ratelimit.Limiter, error) { return ratelimit.NewBucket(rate) }
+	}
+	l, err := newLimiter(group, rate)
+	if err != nil {
+		return nil, err
+	}
+	if r.limiters == nil {
+		r.limiters = map[limiterKey]ratelimit.Limiter{}
+	}
+	r.limiters[k] = l
+	return l, nil
+}
+
+// closeLimiters closes the limiters that are io.Closers.
+func (r *Runtime) closeLimiters() {
+	r.limitersMu.Lock()
+	defer r.limitersMu.Unlock()
+	for _, l := range r.limiters {
+		if c, ok := l.(io.Closer); ok {
+			_ = c.Close()
+		}
+	}
+	r.limiters = nil
+}
