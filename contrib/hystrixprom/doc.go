@@ -39,7 +39,7 @@
 // (Prometheus handles that as a counter reset). The six primary outcomes (success,
 // failure, timeout, short_circuited, thread_pool_rejected, semaphore_rejected) are
 // always there, so error-rate and short-circuit queries find a series for every key; the
-// other twelve event types and each breaker transition (counted from the moment the
+// other fourteen event types (retry and budget_exhausted among them) and each breaker transition (counted from the moment the
 // Collector is created) appear with their first occurrence, because most stay at zero
 // for ever and every series costs every scrape.
 //
