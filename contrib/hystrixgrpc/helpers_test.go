@@ -13,8 +13,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
 	testpb "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -28,8 +28,8 @@ type service struct {
 	testpb.UnimplementedTestServiceServer
 	status   atomic.Int32 // a codes.Code
 	hits     atomic.Int32
-	failures int32  // UnaryCall: its first calls answer Unavailable
-	pushback string // UnaryCall: the grpc-retry-pushback-ms trailer of those answers, if set
+	failures int32         // UnaryCall: its first calls answer Unavailable
+	pushback string        // UnaryCall: the grpc-retry-pushback-ms trailer of those answers, if set
 	panics   atomic.Bool   // UnaryCall panics
 	inflight chan struct{} // UnaryCall: signalled on entry, when set
 	release  chan struct{} // UnaryCall: waits for it, when set

@@ -39,9 +39,9 @@
 // (Prometheus handles that as a counter reset). The six primary outcomes (success,
 // failure, timeout, short_circuited, thread_pool_rejected, semaphore_rejected) are
 // always there, so error-rate and short-circuit queries find a series for every key; the
-// other fourteen event types (retry and budget_exhausted among them) and each breaker transition (counted from the moment the
-// Collector is created) appear with their first occurrence, because most stay at zero
-// for ever and every series costs every scrape.
+// other fourteen event types (retry and budget_exhausted among them) and each breaker
+// transition (counted from the moment the Collector is created) appear with their first
+// occurrence, because most stay at zero for ever and every series costs every scrape.
 //
 // # Latency: percentile gauges, not a histogram or a summary
 //
