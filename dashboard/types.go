@@ -61,6 +61,10 @@ type CommandCounts struct {
 	Success            int64 `json:"rollingCountSuccess"`
 	ThreadPoolRejected int64 `json:"rollingCountThreadPoolRejected"`
 	Timeout            int64 `json:"rollingCountTimeout"`
+
+	// Beyond Hystrix (a Hystrix dashboard ignores them): retries and the retry budget.
+	Retry           int64 `json:"rollingCountRetry"`
+	BudgetExhausted int64 `json:"rollingCountBudgetExhausted"`
 }
 
 // CommandPropertyValues are the property values a command actually runs with.

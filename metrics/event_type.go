@@ -90,8 +90,8 @@ var eventInfos = [NumEventTypes]eventInfo{
 	Cancelled:          {name: "CANCELLED", terminal: true},
 	Collapsed:          {name: "COLLAPSED", counted: true, stream: "CollapsedRequests"},
 	CommandMaxActive:   {name: "COMMAND_MAX_ACTIVE"},
-	Retry:              {name: "RETRY"},
-	BudgetExhausted:    {name: "BUDGET_EXHAUSTED"},
+	Retry:              {name: "RETRY", stream: "Retry"},
+	BudgetExhausted:    {name: "BUDGET_EXHAUSTED", stream: "BudgetExhausted"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.
