@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -453,4 +455,30 @@ func TestRetryOnTimeoutOnAPool(t *testing.T) {
 	assert.Equal(t, []int64{1, 1, 1}, e.counts("TP", metrics.Timeout, metrics.Success, metrics.Retry))
 	e.assertIdle("TP")
 	e.assertNoDeadlines("TP")
+}
+
+// A key's own budget goes with the key when it is evicted for idleness; a group's stays.
+func TestRetryBudgetIsForgottenWithItsKey(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore()), WithMetricsOptions(metrics.WithIdleTimeout(time.Second)))
+	defer rt.Close()
+	for _, key := range []string{"Own", "Grouped"} {
+		props := config.Overrides{"execution.isolation.strategy": "SEMAPHORE", "retry.maxAttempts": "2",
+			"retry.backoffInMilliseconds": "0"}
+		if key == "Grouped" {
+			props["budget.group"] = "g"
+		}
+		_, _ = New(Setter{Runtime: rt, CommandKey: key, Properties: props}, value("v")).Execute(context.Background())
+	}
+	budgets := func() (n int) {
+		rt.budgets.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	require.Equal(t, 2, budgets())
+	for range 8 { // past every window and the idle timeout
+		clk.Advance(10 * time.Second)
+	}
+	rt.Metrics().Flush()
+	require.Empty(t, rt.Metrics().Commands())
+	assert.Equal(t, 1, budgets(), "the group's budget stays")
 }
