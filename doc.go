@@ -41,9 +41,10 @@
 //	dashboard    /hystrix.stream and a dashboard page, standard library only
 //	hystrixtest  your tests: a Runtime on a fake clock, scripted dependencies, a recorder
 //	metrics      the counts and latencies behind the breaker and the dashboard
-//	breaker, isolation, hooks, clock, observable
+//	breaker, isolation, hooks, clock, observable, budget
 //	             the parts a Runtime assembles; hooks holds the execution hook and the
-//	             event notifier for your own plugins
+//	             event notifier for your own plugins; budget caps retries (retry.*,
+//	             budget.* properties)
 //
 // Integrations with dependencies of their own are modules of their own, so that users of
 // the core link none of them: contrib/hystrixgrpc (gRPC interceptors), contrib/hystrixprom

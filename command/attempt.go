@@ -17,10 +17,12 @@ type attempt struct {
 	x *execution
 
 	// Written by the timeout stage before the race opens; read-only afterwards.
-	start   time.Duration // when the attempt's clock started, as an offset from the runtime's base
-	timeout time.Duration // 0: no timeout; the deadline is start+timeout
-
-	until time.Duration // set by retry before the attempt: the deadline the attempts share; 0: none
+	start time.Duration // when the attempt's clock started, as an offset from the runtime's base
+	// timeout is 0 for no timeout; the deadline is start+timeout. Before the clock starts,
+	// a retry may set it to the deadline its attempts share (an offset from the base), which
+	// startClock turns into what is left of it (the field does both: the Command stays
+	// within its allocation size class).
+	timeout time.Duration
 
 	race race // who decides the attempt: see race
 

@@ -16,6 +16,8 @@ type budgetKey struct {
 // keyBudget is the budget of a key's properties at one version of them.
 type keyBudget struct {
 	b       budget.Budget // nil: budget.enabled is false
+	key     budgetKey     // b's name in the runtime
+	own     bool          // b is the key's own (no budget.group): forgotten with the key
 	version uint64
 }
 
@@ -29,7 +31,8 @@ func (ks *keyState) extraBudget() budget.Budget {
 	}
 	kb := &keyBudget{version: version}
 	if p := ks.props; p.BudgetEnabled.Get() {
-		kb.b = ks.rt.budgetOf(budgetKeyOf(ks.info.CommandKey, p))
+		kb.key, kb.own = budgetKeyOf(ks.info.CommandKey, p), p.BudgetGroup.Get() == ""
+		kb.b = ks.rt.budgetOf(kb.key)
 	}
 	ks.budget.Store(kb)
 	return kb.b
@@ -55,4 +58,12 @@ func (r *Runtime) budgetOf(k budgetKey) budget.Budget {
 	}
 	got, _ := r.budgets.LoadOrStore(k, b)
 	return got.(budget.Budget)
+}
+
+// forgetBudget drops the key's own budget when the key is forgotten (evicted for
+// idleness); a group's budget stays, as the group may have other keys.
+func (ks *keyState) forgetBudget() {
+	if kb := ks.budget.Load(); kb != nil && kb.own {
+		ks.rt.budgets.Delete(kb.key)
+	}
 }

@@ -137,7 +137,9 @@
 // own clock. Each attempt beyond the first records RETRY. By default the attempts share
 // the execution timeout from the first start (retry.timeoutPerAttempt gives each all of
 // it). A BAD_REQUEST, a refusal, a stream that emitted and a call made WithoutRetry are
-// never retried.
+// never retried. As the backoff waits, Queue and Observe run a retrying key's chain on a
+// goroutine of their own (driveAsync) and return when the first backoff starts, or the
+// command ends without one.
 //
 // Every retry (and hedge) is first taken from a budget (budgets.go, the budget package):
 // by default at most budget.percent (20 %) of the original requests of the last 10 s, or

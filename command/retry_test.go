@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reactivex/rxgo/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -385,4 +388,97 @@ func TestRetryOffIsNotInTheChain(t *testing.T) {
 	require.NoError(t, err, "switched on live")
 	assert.Equal(t, "v", got)
 	assert.Equal(t, int32(2), calls.Load())
+}
+
+// A stream is retried while it has emitted nothing, never after its first value: its
+// subscriber has that value already.
+func TestRetryOfAStreamStopsAtItsFirstValue(t *testing.T) {
+	e := newEnv(t)
+	var calls atomic.Int32
+	props := Setter{Runtime: e.rt, CommandKey: "RS", Properties: map[string]string{
+		"retry.maxAttempts": "3", "retry.backoffInMilliseconds": "0"}}
+	st := NewStream[any](props, func(context.Context) rxgo.Observable {
+		if calls.Add(1) == 1 {
+			return rxgo.Just(errBoom)()
+		}
+		return rxgo.Just(1, 2)()
+	})
+	values, errs := items(t, st.ToObservable())
+	assert.Equal(t, []any{1, 2}, values)
+	assert.Empty(t, errs)
+	assert.Equal(t, int32(2), calls.Load())
+	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.Success, metrics.Failure, metrics.Retry), st.ExecutionEvents())
+
+	calls.Store(0)
+	props.CommandKey = "RS2"
+	st = NewStream[any](props, func(context.Context) rxgo.Observable {
+		calls.Add(1)
+		return rxgo.Just(1, errBoom)()
+	})
+	values, errs = items(t, st.ToObservable())
+	assert.Equal(t, []any{1}, values)
+	assert.Len(t, errs, 1)
+	assert.Equal(t, int32(1), calls.Load(), "it emitted: no retry")
+	e.assertIdle("RS")
+	e.assertIdle("RS2")
+}
+
+// Under THREAD isolation an attempt that timed out is abandoned on its pool goroutine
+// (its context interrupted) while the retry runs; its late end changes nothing and its
+// permit comes back.
+func TestRetryOnTimeoutOnAPool(t *testing.T) {
+	e := newEnv(t)
+	s := e.retrySetter("TP", "2", "execution.isolation.strategy", "THREAD", "retry.onTimeout", "true",
+		"retry.timeoutPerAttempt", "true", "execution.isolation.thread.timeoutInMilliseconds", "100")
+	s.ThreadPoolKey = "TPPool"
+	started := make(chan struct{})
+	var calls atomic.Int32
+	cmd := New(s, func(ctx context.Context) (string, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			<-ctx.Done() // interrupted at the timeout
+			return "late", ctx.Err()
+		}
+		return "second", nil
+	})
+	out := make(chan string, 1)
+	go func() {
+		got, err := cmd.Execute(context.Background())
+		assert.NoError(t, err)
+		out <- got
+	}()
+	<-started
+	e.clk.Advance(100 * time.Millisecond)
+	assert.Equal(t, "second", <-out)
+	assert.Equal(t, ev(metrics.Success, metrics.Timeout, metrics.Retry), cmd.ExecutionEvents())
+	e.waitPoolIdle("TP")
+	assert.Equal(t, []int64{1, 1, 1}, e.counts("TP", metrics.Timeout, metrics.Success, metrics.Retry))
+	e.assertIdle("TP")
+	e.assertNoDeadlines("TP")
+}
+
+// A key's own budget goes with the key when it is evicted for idleness; a group's stays.
+func TestRetryBudgetIsForgottenWithItsKey(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore()), WithMetricsOptions(metrics.WithIdleTimeout(time.Second)))
+	defer rt.Close()
+	for _, key := range []string{"Own", "Grouped"} {
+		props := config.Overrides{"execution.isolation.strategy": "SEMAPHORE", "retry.maxAttempts": "2",
+			"retry.backoffInMilliseconds": "0"}
+		if key == "Grouped" {
+			props["budget.group"] = "g"
+		}
+		_, _ = New(Setter{Runtime: rt, CommandKey: key, Properties: props}, value("v")).Execute(context.Background())
+	}
+	budgets := func() (n int) {
+		rt.budgets.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	require.Equal(t, 2, budgets())
+	for range 8 { // past every window and the idle timeout
+		clk.Advance(10 * time.Second)
+	}
+	rt.Metrics().Flush()
+	require.Empty(t, rt.Metrics().Commands())
+	assert.Equal(t, 1, budgets(), "the group's budget stays")
 }

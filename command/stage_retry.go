@@ -62,7 +62,7 @@ func (retry) run(x *execution, a *attempt, next next) verdict {
 		}
 		x.retire(a)
 		a = x.newAttempt()
-		a.until = until
+		a.timeout = until // the timeout stage makes it what is left
 		a.addEvent(metrics.Retry)
 		v = next.run(x, a)
 		if b != nil {

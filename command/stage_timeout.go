@@ -46,9 +46,10 @@ func (a *attempt) startClock(waited bool) {
 	}
 	p := x.ks.props
 	if p.ExecutionTimeoutEnabled.Get() {
+		until := a.timeout // a retry's attempt: the deadline the attempts share
 		a.timeout = p.ExecutionTimeout.Get()
-		if a.until > 0 { // a retry's attempt within the deadline the attempts share
-			a.timeout = max(min(a.timeout, a.until-a.start), 1)
+		if until > 0 {
+			a.timeout = max(min(a.timeout, until-a.start), 1)
 		}
 		a.rc.interrupt = p.InterruptOnTimeout.Get() || x.body.streams()
 		a.rc.lazy = !waited

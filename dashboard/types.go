@@ -78,6 +78,10 @@ type CommandCounts struct {
 	// AdaptiveRejected is beyond Hystrix (ADAPTIVE isolation): the Netflix dashboard
 	// ignores it.
 	AdaptiveRejected int64 `json:"rollingCountAdaptiveRejected"`
+
+	// Beyond Hystrix (a Hystrix dashboard ignores them): retries and the retry budget.
+	Retry           int64 `json:"rollingCountRetry"`
+	BudgetExhausted int64 `json:"rollingCountBudgetExhausted"`
 }
 
 // CommandPropertyValues are the property values a command actually runs with.

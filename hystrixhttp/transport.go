@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/intercept"
@@ -37,6 +39,15 @@ import (
 // late answer after the timeout) is closed here, and so is the request body of a request
 // that was never sent.
 //
+// Retries (retry.maxAttempts above 1 in Setter's properties or the key's configuration)
+// re-send only what can be sent again: an idempotent request (GET, HEAD, OPTIONS, TRACE,
+// PUT, DELETE, or one with an Idempotency-Key or X-Idempotency-Key header, as net/http
+// decides; Idempotent can say otherwise) whose body, if any, GetBody can give again
+// (http.NewRequest sets it for in-memory bodies). Any other request runs WithoutRetry:
+// one attempt, whatever the key's settings. A 429 or 503 with a Retry-After header asks
+// the retry to wait that long before the next attempt. The response of an attempt that
+// is retried is closed here.
+//
 // A Transport is safe for concurrent use; its fields must not change once it is in use.
 type Transport struct {
 	// Base makes the requests; nil means http.DefaultTransport.
@@ -59,6 +70,9 @@ type Transport struct {
 	// circuit or a rejection (errors.Is with the command package's sentinels). It gets
 	// the caller's request and must return a response or an error.
 	Fallback func(req *http.Request, err error) (*http.Response, error)
+	// Idempotent says whether a request may be sent more than once by a retry; nil means
+	// DefaultIdempotent. A request whose body cannot be read again is never retried.
+	Idempotent func(*http.Request) bool
 
 	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
 }
@@ -83,6 +97,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cmd.WithFallback(x.fallback)
 	}
 	ctx := req.Context()
+	if !x.resendable() {
+		ctx = command.WithoutRetry(ctx)
+	}
 	if req.Cancel != nil { //nolint:staticcheck // net/http still closes it for Client.Timeout
 		ctx = cancelChanContext{ctx, req.Cancel} //nolint:staticcheck
 	}
@@ -121,22 +138,30 @@ type exchange struct {
 	req      *http.Request
 	fellBack bool // the Fallback ran (on the caller's goroutine)
 
-	mu      sync.Mutex
-	settled bool           // the caller has its outcome
-	sent    bool           // the request went to the base transport, which closes its body
-	resp    *http.Response // the response the run got
+	mu       sync.Mutex
+	settled  bool           // the caller has its outcome
+	sent     bool           // the request went to the base transport, which closes its body
+	attempts int            // runs begun (a retry runs again)
+	resp     *http.Response // the response the last attempt got
 }
 
 // run is the command's run: one round trip on the run's context, classified.
 func (x *exchange) run(ctx context.Context) (*http.Response, error) {
-	if !x.begin() {
+	n, ok := x.begin()
+	if !ok {
 		return nil, errAbandoned
 	}
-	resp, err := x.t.base().RoundTrip(x.req.WithContext(ctx))
+	req := x.req.WithContext(ctx)
+	if n > 1 { // a retry: a fresh body (resendable checked that GetBody can give one)
+		if err := x.rewind(req); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := x.t.base().RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
-	if !x.deliver(resp) {
+	if !x.deliver(resp, n) {
 		return nil, errAbandoned
 	}
 	switch classify(x.t.Classify, resp.StatusCode) {
@@ -145,7 +170,66 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	case command.ClassBadRequest:
 		return nil, command.BadRequest(&StatusError{Response: resp})
 	}
-	return nil, &StatusError{Response: resp}
+	return nil, pushback(&StatusError{Response: resp})
+}
+
+// DefaultIdempotent reports whether a request may be sent again, as net/http's Transport
+// decides when it retries on a dead connection: GET, HEAD, OPTIONS, TRACE, PUT and DELETE
+// are idempotent, and so is a request with an Idempotency-Key or X-Idempotency-Key header.
+func DefaultIdempotent(req *http.Request) bool {
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	_, key := req.Header["Idempotency-Key"]
+	_, xkey := req.Header["X-Idempotency-Key"]
+	return key || xkey
+}
+
+// resendable reports whether a retry may send the request again: it is idempotent and its
+// body, if any, can be read again.
+func (x *exchange) resendable() bool {
+	idempotent := DefaultIdempotent
+	if x.t.Idempotent != nil {
+		idempotent = x.t.Idempotent
+	}
+	if !idempotent(x.req) {
+		return false
+	}
+	return x.req.Body == nil || x.req.Body == http.NoBody || x.req.GetBody != nil
+}
+
+// rewind gives a retry's request a fresh body.
+func (x *exchange) rewind(req *http.Request) error {
+	if x.req.Body == nil || x.req.Body == http.NoBody {
+		return nil
+	}
+	body, err := x.req.GetBody()
+	if err != nil {
+		return err
+	}
+	req.Body = body
+	return nil
+}
+
+// pushback returns se with the wait its response's Retry-After header asks for, on a
+// 429 or 503 (seconds or an HTTP date), for the retry to wait instead of its backoff.
+func pushback(se *StatusError) error {
+	r := se.Response
+	if r.StatusCode != http.StatusTooManyRequests && r.StatusCode != http.StatusServiceUnavailable {
+		return se
+	}
+	v := r.Header.Get("Retry-After")
+	if v == "" {
+		return se
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return command.RetryAfter(se, time.Duration(secs)*time.Second)
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return command.RetryAfter(se, max(time.Until(at), 0))
+	}
+	return se
 }
 
 func (t *Transport) base() http.RoundTripper {
@@ -155,20 +239,29 @@ func (t *Transport) base() http.RoundTripper {
 	return t.Base
 }
 
-// begin reports whether the request may still be sent.
-func (x *exchange) begin() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.sent = !x.settled
-	return x.sent
-}
-
-// deliver records the response for the caller; false (and the body closed) when the
-// caller has its outcome already.
-func (x *exchange) deliver(resp *http.Response) bool {
+// begin reports whether the request may still be sent, and which attempt this is. A
+// retry closes the response of the attempt before it: nobody gets it.
+func (x *exchange) begin() (attempt int, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.settled {
+		return 0, false
+	}
+	x.sent = true
+	x.attempts++
+	if x.resp != nil {
+		x.resp.Body.Close()
+		x.resp = nil
+	}
+	return x.attempts, true
+}
+
+// deliver records the response of attempt n for the caller; false (and the body closed)
+// when the caller has its outcome already or a later attempt began.
+func (x *exchange) deliver(resp *http.Response, n int) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.settled || n != x.attempts {
 		resp.Body.Close()
 		return false
 	}

@@ -122,10 +122,11 @@ var eventInfos = [NumEventTypes]eventInfo{
 	// The rate limiter and fault injection stages: both neutral. A limiter refusing says
 	// nothing about the dependency (it was never called); an injected fault is counted as
 	// the outcome it imitates, recorded with it, and the marker adds nothing.
-	RateLimited:     {name: "RATE_LIMITED", stream: "RateLimited"},
-	FaultInjected:   {name: "FAULT_INJECTED", stream: "FaultInjected"},
-	Retry:           {name: "RETRY"},
-	BudgetExhausted: {name: "BUDGET_EXHAUSTED"},
+	RateLimited:   {name: "RATE_LIMITED", stream: "RateLimited"},
+	FaultInjected: {name: "FAULT_INJECTED", stream: "FaultInjected"},
+	// Retries and their budget: neutral, each attempt counts for health on its own.
+	Retry:           {name: "RETRY", stream: "Retry"},
+	BudgetExhausted: {name: "BUDGET_EXHAUSTED", stream: "BudgetExhausted"},
 	// ADAPTIVE isolation: unhealthy like SEMAPHORE_REJECTED (a dependency that holds its
 	// permits is a slow one: the breaker should see it).
 	AdaptiveRejected: {name: "ADAPTIVE_REJECTED", health: Unhealthy, stream: "AdaptiveRejected"},

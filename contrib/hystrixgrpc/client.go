@@ -2,10 +2,13 @@ package hystrixgrpc
 
 import (
 	"context"
+	"strconv"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/intercept"
@@ -23,6 +26,12 @@ import (
 // it; for a short circuit, a rejection or a timeout an error with status Unavailable,
 // ResourceExhausted or DeadlineExceeded that wraps the command package's sentinel
 // (errors.Is(err, command.ErrShortCircuited)).
+//
+// Retries (retry.maxAttempts above 1) apply only to the unary methods Retryable names,
+// as gRPC retries only the methods its service config names: any other call, and every
+// stream, runs WithoutRetry. A failed attempt whose trailer carries
+// grpc-retry-pushback-ms makes the retry wait that long instead of its backoff, and a
+// negative or invalid one stops the retries, as gRPC's retry does.
 //
 // A Client is safe for concurrent use; its fields must not change once it is in use.
 type Client struct {
@@ -43,6 +52,9 @@ type Client struct {
 	// It runs once the call is over, so reply is the fallback's alone. Streams have no
 	// fallback.
 	Fallback func(ctx context.Context, method string, req, reply any, err error) error
+	// Retryable says whether a unary method ("/package.Service/Method") is idempotent, so
+	// that a retry may call it again; nil means none is.
+	Retryable func(method string) bool
 
 	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
 }
@@ -56,7 +68,12 @@ func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *g
 	if c.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
-	_, err := cmd.Execute(ctx)
+	u.retries = c.Retryable != nil && c.Retryable(method)
+	run := ctx
+	if !u.retries {
+		run = command.WithoutRetry(ctx)
+	}
+	_, err := cmd.Execute(run)
 	return u.result(ctx, err)
 }
 
@@ -68,6 +85,8 @@ type unaryCall struct {
 	cc         *grpc.ClientConn
 	invoker    grpc.UnaryInvoker
 	opts       []grpc.CallOption
+	retries    bool       // the method may be called again (Client.Retryable)
+	attempt    sync.Mutex // retries: one attempt fills reply at a time (a timed-out one is interrupted)
 }
 
 func (u *unaryCall) run(ctx context.Context) (struct{}, error) {
@@ -75,7 +94,34 @@ func (u *unaryCall) run(ctx context.Context) (struct{}, error) {
 		return struct{}{}, errAbandoned
 	}
 	defer u.call.Done()
-	return struct{}{}, u.runErr(u.invoker(ctx, u.method, u.req, u.reply, u.cc, u.opts...))
+	if !u.retries {
+		return struct{}{}, u.runErr(u.invoker(ctx, u.method, u.req, u.reply, u.cc, u.opts...))
+	}
+	u.attempt.Lock()
+	defer u.attempt.Unlock()
+	u.failed, u.business = nil, nil
+	var trailer metadata.MD
+	opts := append(u.opts[:len(u.opts):len(u.opts)], grpc.Trailer(&trailer))
+	err := u.runErr(u.invoker(ctx, u.method, u.req, u.reply, u.cc, opts...))
+	if u.failed != nil {
+		err = pushback(err, trailer)
+	}
+	return struct{}{}, err
+}
+
+// pushback returns err with the wait the server asked for in its grpc-retry-pushback-ms
+// trailer (whole milliseconds; negative or invalid: no retry), for the retry to wait
+// instead of its backoff.
+func pushback(err error, trailer metadata.MD) error {
+	v := trailer.Get("grpc-retry-pushback-ms")
+	if len(v) == 0 {
+		return err
+	}
+	ms, perr := strconv.Atoi(v[0])
+	if perr != nil || ms < 0 {
+		return command.RetryAfter(err, -1)
+	}
+	return command.RetryAfter(err, time.Duration(ms)*time.Millisecond)
 }
 
 func (u *unaryCall) fallback(ctx context.Context, err error) (struct{}, error) {
@@ -99,7 +145,7 @@ func (c *Client) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Cli
 	cmd := command.New(intercept.Setter(c.completed.Of(c.Setter), c.Key, fullMethod, method), s.run)
 	ended := make(chan error, 1)
 	go func() {
-		_, err := cmd.Execute(ctx)
+		_, err := cmd.Execute(command.WithoutRetry(ctx)) // a stream is handed to the caller once
 		ended <- err
 	}()
 	select {

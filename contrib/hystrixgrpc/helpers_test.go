@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	testpb "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -27,6 +28,8 @@ type service struct {
 	testpb.UnimplementedTestServiceServer
 	status   atomic.Int32 // a codes.Code
 	hits     atomic.Int32
+	failures int32         // UnaryCall: its first calls answer Unavailable
+	pushback string        // UnaryCall: the grpc-retry-pushback-ms trailer of those answers, if set
 	panics   atomic.Bool   // UnaryCall panics
 	inflight chan struct{} // UnaryCall: signalled on entry, when set
 	release  chan struct{} // UnaryCall: waits for it, when set
@@ -47,7 +50,12 @@ func (s *service) answer() error {
 }
 
 func (s *service) UnaryCall(ctx context.Context, req *testpb.SimpleRequest) (*testpb.SimpleResponse, error) {
-	s.hits.Add(1)
+	if s.hits.Add(1) <= s.failures {
+		if s.pushback != "" {
+			grpc.SetTrailer(ctx, metadata.Pairs("grpc-retry-pushback-ms", s.pushback))
+		}
+		return nil, status.Error(codes.Unavailable, "not yet")
+	}
 	if s.inflight != nil {
 		s.inflight <- struct{}{}
 	}

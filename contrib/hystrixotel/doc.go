@@ -13,7 +13,7 @@
 //	caller ctx (span "handler")
 //	  └─ OnStart: span "<command key>" {hystrix.command, hystrix.group, hystrix.thread_pool}
 //	       │  the returned context carries it ─▶ run(ctx) ─▶ child spans of your calls
-//	       │  MarkEvent: events collected; TIMEOUT ─▶ span event "timeout"
+//	       │  MarkEvent: events collected; TIMEOUT ─▶ span event "timeout", RETRY ─▶ "retry"
 //	       │  OnExecutionError / OnFallbackError ─▶ exception events
 //	       │  OnFallbackStart ─▶ span event "fallback"
 //	       └─ OnSuccess | OnUnsubscribe ─▶ end {hystrix.events}

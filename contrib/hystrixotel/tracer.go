@@ -33,6 +33,7 @@ const (
 const (
 	EventTimeout  = "timeout"  // the run did not finish within the execution timeout
 	EventFallback = "fallback" // the fallback starts
+	EventRetry    = "retry"    // an attempt beyond the first starts (retry.maxAttempts)
 )
 
 // Tracer traces every command execution as a span, a child of the span in the caller's
@@ -142,15 +143,18 @@ func (t *Tracer) OnStart(ctx context.Context, info hooks.Info) (context.Context,
 	return &execution{Context: ctx, key: info.CommandKey, span: span}, nil
 }
 
-// MarkEvent adds e to the execution's events; a timeout is also a span event.
+// MarkEvent adds e to the execution's events; a timeout and a retry are also span events.
 func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
 	x := traced(ctx, key)
 	if x == nil || int(e) >= 32 {
 		return
 	}
 	x.events.Or(1 << e)
-	if e == metrics.Timeout {
+	switch e {
+	case metrics.Timeout:
 		x.span.AddEvent(EventTimeout)
+	case metrics.Retry:
+		x.span.AddEvent(EventRetry)
 	}
 }
 

@@ -76,6 +76,10 @@ var scenarios = []scenario{
 		spanEvents:  []string{"exception"},
 		exceptions:  []string{"ShortCircuitWithoutFallback short-circuited and no fallback available"},
 		failureType: "SHORTCIRCUIT"},
+	{key: "RetriedOnce", props: []string{"retry.maxAttempts", "2", "retry.backoffInMilliseconds", "0"},
+		run:    failsOnce,
+		events: []string{"SUCCESS", "FAILURE", "RETRY"}, spanEvents: []string{"exception", EventRetry},
+		exceptions: []string{"dependency down"}},
 	{key: "BadRequest", run: returns("", command.BadRequest(errors.New("no such id"))), fallback: true,
 		events:      []string{"BAD_REQUEST"},
 		spanEvents:  []string{"exception"}, // the run's error, which the caller gets unwrapped
@@ -86,6 +90,18 @@ var scenarios = []scenario{
 func returns(v string, err error) func(*env) func(context.Context) (string, error) {
 	return func(*env) func(context.Context) (string, error) {
 		return func(context.Context) (string, error) { return v, err }
+	}
+}
+
+// failsOnce returns a run that fails its first call and answers the next.
+func failsOnce(*env) func(context.Context) (string, error) {
+	first := true
+	return func(context.Context) (string, error) {
+		if first {
+			first = false
+			return "", errDown
+		}
+		return "v", nil
 	}
 }
 

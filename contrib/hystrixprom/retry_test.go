@@ -1,0 +1,34 @@
+package hystrixprom
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
+)
+
+// The retry's events are counters like the others, from their first occurrence.
+func TestCollectorExportsRetriesAndTheBudget(t *testing.T) {
+	rt, clk := newRuntime(t)
+	c := New(rt)
+	defer c.Close()
+	for range 11 { // a budget of 1 a second over 10 s: 10 retries, then none
+		_, _ = command.New(command.Setter{Runtime: rt, CommandKey: "Retried", GroupKey: "Shop",
+			Properties: config.Overrides{"execution.isolation.strategy": "SEMAPHORE", "retry.maxAttempts": "2",
+				"retry.backoffInMilliseconds": "0", "budget.percent": "0", "budget.minPerSecond": "1"}},
+			func(context.Context) (string, error) { return "", errors.New("down") }).
+			WithFallback(func(context.Context, error) (string, error) { return "fb", nil }).
+			Execute(context.Background())
+	}
+	advance(rt, clk, 2*time.Second)
+	events := byLabel(t, c, "hystrix_command_events_total", "event")
+	assert.Equal(t, 10.0, events["retry"])
+	assert.Equal(t, 1.0, events["budget_exhausted"])
+	assert.Equal(t, 21.0, events["failure"], "each attempt")
+	assert.Equal(t, 11.0, events["fallback_success"], "each command once")
+}
