@@ -22,7 +22,9 @@ import (
 // bad request, a business outcome or a failure no fallback replaced, as the server sent
 // it; for a short circuit, a rejection or a timeout an error with status Unavailable,
 // ResourceExhausted or DeadlineExceeded that wraps the command package's sentinel
-// (errors.Is(err, command.ErrShortCircuited)).
+// (errors.Is(err, command.ErrShortCircuited)); for a call beyond the key's rate limit
+// (rateLimit.* properties) ResourceExhausted wrapping command.ErrRateLimited, whose
+// *command.RateLimitError says when to retry. A refused call is never sent.
 //
 // A Client is safe for concurrent use; its fields must not change once it is in use.
 type Client struct {
