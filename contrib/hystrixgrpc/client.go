@@ -25,7 +25,9 @@ import (
 // bad request, a business outcome or a failure no fallback replaced, as the server sent
 // it; for a short circuit, a rejection or a timeout an error with status Unavailable,
 // ResourceExhausted or DeadlineExceeded that wraps the command package's sentinel
-// (errors.Is(err, command.ErrShortCircuited)).
+// (errors.Is(err, command.ErrShortCircuited)); for a call beyond the key's rate limit
+// (rateLimit.* properties) ResourceExhausted wrapping command.ErrRateLimited, whose
+// *command.RateLimitError says when to retry. A refused call is never sent.
 //
 // Retries (retry.maxAttempts above 1) apply only to the unary methods Retryable names,
 // as gRPC retries only the methods its service config names: any other call, and every
@@ -109,11 +111,11 @@ func (u *unaryCall) run(ctx context.Context) (struct{}, error) {
 	return struct{}{}, err
 }
 
-// pushback returns err with the wait the server asked for in its grpc-retry-pushback-ms
+// pushback returns err with the wait the server asked for in its PushbackKey
 // trailer (whole milliseconds; negative or invalid: no retry), for the retry to wait
 // instead of its backoff.
 func pushback(err error, trailer metadata.MD) error {
-	v := trailer.Get("grpc-retry-pushback-ms")
+	v := trailer.Get(PushbackKey)
 	if len(v) == 0 {
 		return err
 	}

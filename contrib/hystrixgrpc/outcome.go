@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
+	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -105,7 +108,8 @@ func panicOf(ce *command.Error) *command.PanicError {
 // statusError is a *command.Error with the gRPC status a caller, or the server's
 // client, expects: Internal for a panic; the code of the fallback's error when the
 // fallback failed with a status; Unavailable for a short circuit, ResourceExhausted for a
-// rejection, DeadlineExceeded for a timeout; else the code of the RPC's error.
+// rejection or a rate-limited call, DeadlineExceeded for a timeout; else the code of the
+// RPC's error.
 // errors.Is(err, command.ErrShortCircuited) and the other sentinels hold.
 type statusError struct{ err *command.Error }
 
@@ -127,7 +131,7 @@ func (e *statusError) code() codes.Code {
 	case errors.Is(e.err, command.ErrShortCircuited):
 		return codes.Unavailable
 	case errors.Is(e.err, command.ErrSemaphoreRejected), errors.Is(e.err, command.ErrThreadPoolFull),
-		errors.Is(e.err, command.ErrAdaptiveRejected):
+		errors.Is(e.err, command.ErrAdaptiveRejected), errors.Is(e.err, command.ErrRateLimited):
 		return codes.ResourceExhausted
 	case errors.Is(e.err, command.ErrTimeout):
 		return codes.DeadlineExceeded
@@ -136,4 +140,19 @@ func (e *statusError) code() codes.Code {
 		return s.Code()
 	}
 	return codes.Unknown
+}
+
+// PushbackKey is the trailer in which a server tells a client when to retry a call it
+// refused: gRPC's retry pushback, in whole milliseconds (gRFC A6).
+const PushbackKey = "grpc-retry-pushback-ms"
+
+// pushbackTrailer returns the pushback trailer of a rate-limited call's error: when its limiter
+// has a permit again. ok is false for any other error.
+func pushbackTrailer(err error) (md metadata.MD, ok bool) {
+	var rl *command.RateLimitError
+	if !errors.As(err, &rl) {
+		return nil, false
+	}
+	ms := (rl.RetryAfter + time.Millisecond - 1) / time.Millisecond
+	return metadata.Pairs(PushbackKey, strconv.FormatInt(int64(ms), 10)), true
 }

@@ -20,7 +20,9 @@ import (
 // deadline, whichever comes first). The status the handler returns is classified by
 // Classify and goes to the client as it is. A short circuit, a rejection or a timeout
 // answers Unavailable, ResourceExhausted or DeadlineExceeded (or the Fallback's answer,
-// for unary calls); a panic in the handler is a failure answered with Internal, and
+// for unary calls); a call beyond the key's rate limit (rateLimit.* properties)
+// ResourceExhausted, with the trailer grpc-retry-pushback-ms (PushbackKey) saying when
+// the limiter has a permit again; a panic in the handler is a failure answered with Internal, and
 // logged with its stack (log/slog), instead of crashing the process. The interceptors
 // return only after the handler did, whatever the isolation. Under ADAPTIVE isolation
 // each call carries the criticality its CriticalityMetadata names (CRITICAL without one),
@@ -55,6 +57,9 @@ func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 		cmd.WithFallback(u.fallback)
 	}
 	resp, err := cmd.Execute(callContext(ctx))
+	if md, ok := pushbackTrailer(err); ok {
+		_ = grpc.SetTrailer(ctx, md)
+	}
 	return resp, u.result(ctx, err)
 }
 
@@ -86,6 +91,9 @@ func (u *unaryHandling) fallback(ctx context.Context, err error) (any, error) {
 func (s *Server) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	h := &streamHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, srv: srv, ss: ss, handler: handler}
 	_, err := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), h.run).Execute(callContext(ss.Context()))
+	if md, ok := pushbackTrailer(err); ok {
+		ss.SetTrailer(md)
+	}
 	return h.result(ss.Context(), err)
 }
 
