@@ -42,6 +42,7 @@ func TestStatsOfAPhase(t *testing.T) {
 	}, limits: []limitSample{{at: 0, limit: 5}, {at: time.Second, limit: 6}}}
 	st := statsOf(r, s, 1)[0]
 	assert.Equal(t, 0.5, st.goodput, "one success within the SLO in 2 s, capacity 1/s")
+	assert.Equal(t, 1.0, st.served, "two successes")
 	assert.Equal(t, 200*time.Millisecond, st.p99, "of the admitted calls")
 	assert.Equal(t, 0.25, st.rejected)
 	assert.Equal(t, 6, st.limit)
