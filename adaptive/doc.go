@@ -66,6 +66,10 @@
 //     it shrinks by as much (Netflix's Vegas, on window means).
 //
 // A window with drops shrinks the limit to limit x Backoff (0.9) whatever the algorithm.
+// The baseline is learned from the first windows, so the limit starts low (InitialLimit 4)
+// and grows: a limit that starts above the dependency's capacity while it is overloaded
+// sees only queued calls, takes their latency for the baseline and settles too high
+// (measured: 30 for 4 workers from a start at 20, TestAColdStartUnderOverloadSettles).
 // The baseline only moves down: a dependency that became slower for good is seen as a
 // congested one, and the limit settles where the algorithm's headroom holds it (a few
 // calls above the dependency's own concurrency), not at MinLimit.
