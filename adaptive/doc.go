@@ -65,7 +65,17 @@
 //     below Alpha x log10(limit) the limit grows by log10(limit), above Beta x log10(limit)
 //     it shrinks by as much (Netflix's Vegas, on window means).
 //
+// Gradient2 is the default: on the goodput benchmark (bench/README.md, "Goodput under
+// overload") both algorithms keep the dependency as busy as it can be with a p99 close to
+// the unloaded one, within each other's noise, and Gradient2 corrects a limit far too high
+// faster (its step is proportional to the error: it halves a limit within 5 s where
+// Vegas, moving by log10(limit) a window, takes 10 s).
+//
 // A window with drops shrinks the limit to limit x Backoff (0.9) whatever the algorithm.
+// The baseline is learned from the first windows, so the limit starts low (InitialLimit 4)
+// and grows: a limit that starts above the dependency's capacity while it is overloaded
+// sees only queued calls, takes their latency for the baseline and settles too high
+// (measured: 30 for 4 workers from a start at 20, TestAColdStartUnderOverloadSettles).
 // The baseline only moves down: a dependency that became slower for good is seen as a
 // congested one, and the limit settles where the algorithm's headroom holds it (a few
 // calls above the dependency's own concurrency), not at MinLimit.

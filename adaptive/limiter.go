@@ -28,7 +28,7 @@ type Settings struct {
 	Algorithm    Algorithm     // Gradient2{} when nil
 	MinLimit     int           // 1
 	MaxLimit     int           // 200
-	InitialLimit int           // 20
+	InitialLimit int           // 4 (see the package doc: start low)
 	Window       time.Duration // a window's length: 250 ms
 	MinSamples   int           // a window's fewest samples: 10
 	// Smoothing is the weight of a window's new limit against the current one (0.4).
@@ -54,7 +54,7 @@ func (s Settings) withDefaults() Settings {
 	}
 	def(&s.MinLimit, 1)
 	def(&s.MaxLimit, 200)
-	def(&s.InitialLimit, 20)
+	def(&s.InitialLimit, 4)
 	def(&s.MinSamples, 10)
 	if s.Window == 0 {
 		s.Window = 250 * time.Millisecond

@@ -94,6 +94,19 @@ func TestTheLimitSettles(t *testing.T) {
 	}
 }
 
+// A limiter that starts under overload learns the latency without queueing from its first
+// windows, when it starts low (the default): it settles as it does after a step.
+func TestAColdStartUnderOverloadSettles(t *testing.T) {
+	for _, alg := range []Algorithm{Gradient2{}, Vegas{}} {
+		unloaded := newSim(Settings{Algorithm: alg}, 4, expService(10*ms)).run(200, 20*time.Second, 1)
+		s := newSim(Settings{Algorithm: alg}, 4, expService(10*ms))
+		st := s.run(800, 20*time.Second, 1)
+		assert.Less(t, median(st.limits[5:]), 16, "%T: %v", alg, st.limits)
+		assert.LessOrEqual(t, quantile(st.latencies, 0.99), 2*quantile(unloaded.latencies, 0.99), "%T", alg)
+		assert.GreaterOrEqual(t, float64(st.admitted[Critical])/20, 0.9*400, "%T: goodput", alg)
+	}
+}
+
 // Five minutes at twice the capacity: the limit does not creep.
 func TestTheLimitDoesNotDrift(t *testing.T) {
 	for _, alg := range []Algorithm{Gradient2{}, Vegas{}} {

@@ -209,11 +209,12 @@ func TestAdaptiveQueue(t *testing.T) {
 
 	done = holdOne(context.Background(), s)
 
-	// and no longer than its caller
+	// and no longer than its caller: it is CANCELLED
 	ctx, cancel := context.WithCancel(context.Background())
 	left := make(chan error)
+	leaving := New(s, value("v")).WithFallback(fallbackValue("fb"))
 	go func() {
-		_, err := New(s, value("v")).Execute(ctx)
+		_, err := leaving.Execute(ctx)
 		left <- err
 	}()
 	for l.Queued() == 0 {
@@ -221,6 +222,7 @@ func TestAdaptiveQueue(t *testing.T) {
 	}
 	cancel()
 	assert.ErrorIs(t, <-left, context.Canceled)
+	assert.Equal(t, ev(metrics.Cancelled), leaving.ExecutionEvents())
 	require.NoError(t, done())
 	e.assertIdle("Q")
 }

@@ -1,8 +1,6 @@
 package command
 
 import (
-	"context"
-
 	"github.com/rxhystrix/rxhystrix/adaptive"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -49,7 +47,10 @@ func (adaptiveQueued) enter(x *execution, a *attempt) (verdict, bool) {
 	l := x.ks.adaptiveLimiter()
 	w, err := l.Acquire(adaptive.FromContext(x.parent))
 	if err == nil && w != nil {
-		err = x.waitPermit(l, w)
+		var left bool
+		if left, err = x.waitPermit(l, w); left {
+			return verdict{kind: cancelled}, false
+		}
 	}
 	if err != nil {
 		return a.refuse(&adaptiveFull, err), false
@@ -58,23 +59,20 @@ func (adaptiveQueued) enter(x *execution, a *attempt) (verdict, bool) {
 	return verdict{}, true
 }
 
-// waitPermit waits for w's permit until the caller leaves or, with a timeout, for at most
-// the execution timeout (adaptive.ErrQueueTimeout): nil once it holds it.
-func (x *execution) waitPermit(l *adaptive.Limiter, w *adaptive.Waiter) error {
+// waitPermit waits for w's permit until the caller leaves (left) or, with a timeout, for
+// at most the execution timeout (adaptive.ErrQueueTimeout): err nil once it holds it.
+func (x *execution) waitPermit(l *adaptive.Limiter, w *adaptive.Waiter) (left bool, err error) {
 	if p := x.ks.props; p.ExecutionTimeoutEnabled.Get() {
 		t := x.ks.rt.clk.AfterFunc(p.ExecutionTimeout.Get(), func() { l.Expire(w) })
 		defer t.Stop()
 	}
 	if x.wait(w.Done()) {
-		return w.Result()
+		return false, w.Result()
 	}
 	if l.Cancel(w) {
 		l.Release(0, 0, adaptive.Ignored)
 	}
-	if err := x.parent.Err(); err != nil {
-		return err
-	}
-	return context.Canceled // the Future was cancelled
+	return true, nil
 }
 
 func (adaptiveLimit) exit(x *execution, a *attempt, v verdict) verdict {

@@ -130,7 +130,7 @@ var (
 	AdaptiveMaxLimit = key("execution.isolation.adaptive.maxLimit", 200, intCodec, atLeast(1),
 		func(c *cmd) **Property[int] { return &c.AdaptiveMaxLimit })
 	// AdaptiveInitialLimit is execution.isolation.adaptive.initialLimit.
-	AdaptiveInitialLimit = key("execution.isolation.adaptive.initialLimit", 20, intCodec, atLeast(1),
+	AdaptiveInitialLimit = key("execution.isolation.adaptive.initialLimit", 4, intCodec, atLeast(1),
 		func(c *cmd) **Property[int] { return &c.AdaptiveInitialLimit })
 	// AdaptiveWindow is execution.isolation.adaptive.windowInMilliseconds.
 	AdaptiveWindow = key("execution.isolation.adaptive.windowInMilliseconds", 250*time.Millisecond, millisCodec, positive,

@@ -44,7 +44,7 @@ func TestAdaptivePropertiesAreValidated(t *testing.T) {
 			`invalid value "AIMD": unknown adaptive algorithm (want GRADIENT2 or VEGAS)`},
 		{Overrides{"execution.isolation.adaptive.minLimit": "0"}, `invalid value "0": must be >= 1`},
 		{Overrides{"execution.isolation.adaptive.minLimit": "30"},
-			`hystrix.command.V.execution.isolation.adaptive.minLimit (set in code): invalid value "30": want minLimit <= initialLimit <= maxLimit (now 30, 20, 200)`},
+			`hystrix.command.V.execution.isolation.adaptive.minLimit (set in code): invalid value "30": want minLimit <= initialLimit <= maxLimit (now 30, 4, 200)`},
 		{Overrides{"execution.isolation.adaptive.maxLimit": "10", "execution.isolation.adaptive.initialLimit": "12"},
 			`hystrix.command.V.execution.isolation.adaptive.initialLimit (set in code): invalid value "12": want minLimit <= initialLimit <= maxLimit (now 1, 12, 10)`},
 		{Overrides{"execution.isolation.adaptive.queueSize": "-1"}, `invalid value "-1": must be >= 0`},

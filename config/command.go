@@ -134,7 +134,7 @@ type CommandProperties struct {
 	AdaptiveMinLimit *Property[int]
 	// AdaptiveMaxLimit: execution.isolation.adaptive.maxLimit = 200 (>= minLimit).
 	AdaptiveMaxLimit *Property[int]
-	// AdaptiveInitialLimit: execution.isolation.adaptive.initialLimit = 20 (minLimit..maxLimit).
+	// AdaptiveInitialLimit: execution.isolation.adaptive.initialLimit = 4 (minLimit..maxLimit).
 	AdaptiveInitialLimit *Property[int]
 	// AdaptiveWindow: execution.isolation.adaptive.windowInMilliseconds = 250 (> 0): the
 	// smoothing window, how long the limit gathers samples before it moves.

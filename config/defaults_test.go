@@ -27,7 +27,7 @@ func TestCommandDefaults(t *testing.T) {
 		"execution.isolation.adaptive.algorithm":              "GRADIENT2",
 		"execution.isolation.adaptive.minLimit":               "1",
 		"execution.isolation.adaptive.maxLimit":               "200",
-		"execution.isolation.adaptive.initialLimit":           "20",
+		"execution.isolation.adaptive.initialLimit":           "4",
 		"execution.isolation.adaptive.windowInMilliseconds":   "250",
 		"execution.isolation.adaptive.queueSize":              "0",
 		"execution.isolation.adaptive.reserved":               "CRITICAL=30,SHEDDABLE_PLUS=20",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -72,6 +73,8 @@ func newKey(rt *command.Runtime, i int) *key {
 		if i < 2 {
 			k.iso = config.Thread
 		}
+	case m < 2:
+		k.kind, k.iso = plain, config.Adaptive
 	case m < 7:
 		k.kind = plain
 	case m < 13:
@@ -98,6 +101,11 @@ func newKey(rt *command.Runtime, i int) *key {
 		config.InterruptOnFutureCancel.Of(i%4 < 2),
 		config.InterruptOnTimeout.Of(i%7 != 0 || k.kind == streaming),
 	)
+	if k.iso == config.Adaptive { // a limit that stays where the semaphore's is, so that it refuses
+		n := 2 + i%3
+		maps.Copy(props, config.Set(config.AdaptiveMinLimit.Of(n), config.AdaptiveInitialLimit.Of(n),
+			config.AdaptiveMaxLimit.Of(n)))
+	}
 	k.s = command.Setter{Runtime: rt, CommandKey: k.name, GroupKey: "g" + strconv.Itoa(i%pools),
 		Properties: props, Classifier: classify}
 	if k.iso == config.Thread {

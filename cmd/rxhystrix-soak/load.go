@@ -89,7 +89,7 @@ func (w *worker) plain(k *key) {
 		}
 		w.s.settle(k, o, got, err)
 	}
-	if c.fault == goexit && k.iso == config.Semaphore {
+	if c.fault == goexit && k.iso != config.Thread {
 		// The run's Goexit ends the goroutine that runs it, here the caller's: give it one
 		// of its own. The command records a FAILURE and nothing else.
 		var o outcome

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/rxhystrix/rxhystrix/adaptive"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -31,6 +32,8 @@ func primaryOf(cause error) metrics.EventType {
 		return metrics.ShortCircuited
 	case errors.Is(cause, command.ErrSemaphoreRejected):
 		return metrics.SemaphoreRejected
+	case errors.Is(cause, command.ErrAdaptiveRejected), errors.Is(cause, adaptive.ErrLimit):
+		return metrics.AdaptiveRejected
 	case errors.Is(cause, isolation.ErrRejected):
 		return metrics.ThreadPoolRejected
 	}
@@ -47,6 +50,8 @@ func failureEvent(e *command.Error) metrics.EventType {
 		return metrics.ShortCircuited
 	case command.RejectedSemaphoreExecution:
 		return metrics.SemaphoreRejected
+	case command.RejectedAdaptiveExecution:
+		return metrics.AdaptiveRejected
 	case command.RejectedThreadExecution:
 		return metrics.ThreadPoolRejected
 	case command.RejectedSemaphoreFallback: // the fallback's rejection: the cause names the failure

@@ -51,6 +51,7 @@ func seconds(r result, dur time.Duration) []second {
 // phaseStats are a client's figures over one phase.
 type phaseStats struct {
 	goodput  float64       // successes within the SLO per second, as a share of the phase's capacity
+	served   float64       // successes, within the SLO or not, per second, as a share of the capacity
 	p99      time.Duration // of the admitted calls
 	rejected float64       // share of the calls refused by the limit
 	limit    int           // median limit over the phase's second half
@@ -62,7 +63,7 @@ func statsOf(r result, s scenario, perSec float64) []phaseStats {
 	var out []phaseStats
 	var start time.Duration
 	for _, p := range s.phases {
-		var good, total, refused int
+		var good, served, total, refused int
 		var lats []time.Duration
 		for _, rec := range r.records {
 			if rec.at < start || rec.at >= start+p.dur {
@@ -73,8 +74,11 @@ func statsOf(r result, s scenario, perSec float64) []phaseStats {
 			case rec.out == rejected:
 				refused++
 				continue
-			case rec.out == succeeded && rec.lat <= slo:
-				good++
+			case rec.out == succeeded:
+				served++
+				if rec.lat <= slo {
+					good++
+				}
 			}
 			lats = append(lats, rec.lat)
 		}
@@ -82,7 +86,8 @@ func statsOf(r result, s scenario, perSec float64) []phaseStats {
 		if p.capacity > 0 {
 			capacity *= p.capacity
 		}
-		st := phaseStats{goodput: float64(good) / p.dur.Seconds() / capacity, p99: quantile(lats, 0.99)}
+		st := phaseStats{goodput: float64(good) / p.dur.Seconds() / capacity, served: float64(served) / p.dur.Seconds() / capacity,
+			p99: quantile(lats, 0.99)}
 		if total > 0 {
 			st.rejected = float64(refused) / float64(total)
 		}
@@ -128,12 +133,12 @@ func quantile[T int | time.Duration](xs []T, q float64) T {
 }
 
 // table writes a scenario's results as a markdown table: per client and phase, goodput
-// as a share of the phase's capacity, the admitted p99 and its ratio to the client's
+// and all successes as a share of the phase's capacity, the admitted p99 and its ratio to the client's
 // unloaded p99 (unloaded, by client), the share refused, the settled limit and how long
 // it took to settle.
 func table(w io.Writer, s scenario, perSec float64, results []result, unloaded map[string]time.Duration) {
-	fmt.Fprintf(w, "| client | phase | goodput / capacity | admitted p99 | p99 / unloaded | refused | limit | settled after |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| client | phase | goodput / capacity | served / capacity | admitted p99 | p99 / unloaded | refused | limit | settled after |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		st := statsOf(r, s, perSec)
 		unloaded := unloaded[r.client]
@@ -142,8 +147,8 @@ func table(w io.Writer, s scenario, perSec float64, results []result, unloaded m
 			if st[i].settle >= 0 {
 				settled = fmt.Sprintf("%d s", st[i].settle)
 			}
-			fmt.Fprintf(w, "| %s | %s | %.2f | %d ms | %.2f | %.0f %% | %d | %s |\n", r.client, p.name, st[i].goodput,
-				st[i].p99.Milliseconds(), float64(st[i].p99)/float64(max(1, unloaded)), 100*st[i].rejected, st[i].limit, settled)
+			fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %d ms | %.2f | %.0f %% | %d | %s |\n", r.client, p.name, st[i].goodput,
+				st[i].served, st[i].p99.Milliseconds(), float64(st[i].p99)/float64(max(1, unloaded)), 100*st[i].rejected, st[i].limit, settled)
 		}
 	}
 }
