@@ -61,6 +61,13 @@ type CommandCounts struct {
 	Success            int64 `json:"rollingCountSuccess"`
 	ThreadPoolRejected int64 `json:"rollingCountThreadPoolRejected"`
 	Timeout            int64 `json:"rollingCountTimeout"`
+
+	// Beyond Hystrix: the stream events (command.Stream), omitted while zero so that a
+	// key without streams sends what Hystrix sends.
+	EstablishTimeout int64 `json:"rollingCountEstablishTimeout,omitempty"`
+	IdleTimeout      int64 `json:"rollingCountIdleTimeout,omitempty"`
+	MidStreamFailure int64 `json:"rollingCountMidStreamFailure,omitempty"`
+	StreamResumed    int64 `json:"rollingCountStreamResumed,omitempty"`
 }
 
 // CommandPropertyValues are the property values a command actually runs with.

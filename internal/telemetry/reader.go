@@ -210,7 +210,7 @@ var Percentiles = []struct {
 // outcomes are the command events that are always read, zero included: the primary
 // outcome of every execution that is not a cache hit or a bad request, so error-rate and
 // short-circuit queries find a series even for a healthy key. Every other event counter,
-// and each breaker transition, is read from its first occurrence on: most of a key's 23
+// and each breaker transition, is read from its first occurrence on: most of a key's 27
 // possible counters stay at zero for ever, and every series costs each scrape.
 const outcomes = 1<<metrics.Success | 1<<metrics.Failure | 1<<metrics.Timeout |
 	1<<metrics.ShortCircuited | 1<<metrics.ThreadPoolRejected | 1<<metrics.SemaphoreRejected
@@ -218,7 +218,7 @@ const outcomes = 1<<metrics.Success | 1<<metrics.Failure | 1<<metrics.Timeout |
 // The extras of the event types (their Hystrix names in lower case), percentiles, breaker
 // states and transitions, by event type, percentile, state and breakerPairs.
 var (
-	commandEvents   = extrasOf(LabelEvent, lower[metrics.EventType](int(metrics.CommandMaxActive))) // the last type is a gauge, not an event
+	commandEvents   = extrasOf(LabelEvent, lower[metrics.EventType](metrics.NumEventTypes)) // but COMMAND_MAX_ACTIVE, a gauge (command)
 	poolEvents      = extrasOf(LabelEvent, lower[metrics.ThreadPoolEventType](metrics.NumThreadPoolEventTypes))
 	collapserEvents = extrasOf(LabelEvent, lower[metrics.CollapserEventType](metrics.NumCollapserEventTypes))
 	percentiles     = extrasOf(LabelPercentile, percentileLabels())
@@ -293,6 +293,9 @@ func labelOrder(xs []int) []int {
 func (r *Reader[L]) command(emit Emit[L], e *entity[L], m *metrics.CommandMetrics) {
 	own := e.of(r.labels, 0)
 	for _, ev := range commandEventOrder {
+		if ev == int(metrics.CommandMaxActive) {
+			continue
+		}
 		if n := m.CumulativeCount(metrics.EventType(ev)); n != 0 || outcomes&(1<<ev) != 0 {
 			emit(CommandEvents, e.of(r.labels, commandEvents[ev]), float64(n))
 		}
