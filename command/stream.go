@@ -239,23 +239,8 @@ func (s *Stream[T]) resumable(a *attempt, err error) bool {
 // watching returns the phase limits of the attempt running (StreamEstablished).
 func (s *Stream[T]) watching() *streamWatch { return s.watch.Load() }
 
-// failure returns the kind of the failure of attempt a: ESTABLISH_TIMEOUT for a limit that
-// passed before the first item, FAILURE for any other failure before it (both count like
-// a command's), MID_STREAM_FAILURE after it (and IDLE_TIMEOUT for the idle limit) or for
-// an overflow (the subscriber's slowness says nothing against the dependency).
-func (s *Stream[T]) failure(a *attempt, err error) kind {
-	switch {
-	case s.items > 0 || err == ErrStreamOverflow:
-		if errors.Is(err, ErrStreamIdleTimeout) {
-			a.addEvent(metrics.StreamIdleTimeout)
-		}
-		return cut
-	case errors.Is(err, ErrStreamEstablishTimeout) || errors.Is(err, ErrStreamFirstItemTimeout) ||
-		errors.Is(err, ErrStreamLifetime):
-		return notEstablished
-	}
-	return failed
-}
+// failure returns the kind of the failure of attempt a (streamFailure).
+func (s *Stream[T]) failure(a *attempt, err error) kind { return streamFailure(a, s.items > 0, err) }
 
 func (s *Stream[T]) callFallback(x *execution, cause error) error {
 	return s.forward(x, nil, func() rxgo.Observable { return s.fallback(x.parent, cause) }, x.parent, &x.fbEmits)

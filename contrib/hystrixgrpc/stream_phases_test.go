@@ -1,0 +1,86 @@
+package hystrixgrpc
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc/codes"
+	testpb "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/status"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
+
+// paced asks StreamingOutputCall for one message after each interval.
+func paced(intervals ...time.Duration) *testpb.StreamingOutputCallRequest {
+	req := &testpb.StreamingOutputCallRequest{}
+	for _, d := range intervals {
+		req.ResponseParameters = append(req.ResponseParameters,
+			&testpb.ResponseParameters{Size: 1, IntervalUs: int32(d / time.Microsecond)})
+	}
+	return req
+}
+
+// recvWhileAdvancing receives from stream on another goroutine and moves the fake clock
+// in steps until the receive returns (bounded), returning its error.
+func recvWhileAdvancing(t *testing.T, e *cmdtest.Env, stream testpb.TestService_StreamingOutputCallClient) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := stream.Recv()
+		done <- err
+	}()
+	for range 1000 {
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(time.Millisecond):
+			e.Clock.Advance(10 * time.Millisecond)
+		}
+	}
+	t.Fatal("the stream never ended")
+	return nil
+}
+
+// A real server stream that stalls after its first message ends at the idle limit: the
+// caller's Recv gets DeadlineExceeded naming the limit, and the key records IDLE_TIMEOUT
+// and MID_STREAM_FAILURE, not a FAILURE.
+func TestClientStreamIdleTimeout(t *testing.T) {
+	e := cmdtest.New(t)
+	svc := newService()
+	client := dial(t, svc, &Client{Setter: e.Setter("stream", "execution.timeout.enabled", "false",
+		"stream.idleTimeoutInMilliseconds", "50")})
+	stream, err := client.StreamingOutputCall(context.Background(), paced(0, 30*time.Minute))
+	require.NoError(t, err)
+	_, err = stream.Recv()
+	require.NoError(t, err)
+	err = recvWhileAdvancing(t, e, stream)
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
+	assert.Contains(t, err.Error(), command.ErrStreamIdleTimeout.Error())
+	e.Settled(t, "stream")
+	assert.EqualValues(t, 1, e.Count("stream", metrics.StreamIdleTimeout))
+	assert.EqualValues(t, 1, e.Count("stream", metrics.StreamMidFailure))
+	assert.Zero(t, e.Count("stream", metrics.Failure))
+}
+
+// A real server stream whose first message comes after the first-item limit fails as
+// establishment: ESTABLISH_TIMEOUT, counted toward the breaker like a unary failure.
+func TestClientStreamFirstItemTimeout(t *testing.T) {
+	e := cmdtest.New(t)
+	svc := newService()
+	client := dial(t, svc, &Client{Setter: e.Setter("stream", "execution.timeout.enabled", "false",
+		"stream.firstItemTimeoutInMilliseconds", "50")})
+	stream, err := client.StreamingOutputCall(context.Background(), paced(30*time.Minute))
+	require.NoError(t, err)
+	err = recvWhileAdvancing(t, e, stream)
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
+	assert.Contains(t, err.Error(), command.ErrStreamFirstItemTimeout.Error())
+	e.Settled(t, "stream")
+	assert.EqualValues(t, 1, e.Count("stream", metrics.StreamEstablishTimeout))
+	assert.Zero(t, e.Count("stream", metrics.StreamMidFailure))
+}
