@@ -2,6 +2,8 @@ package hystrixgrpc
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -83,4 +86,45 @@ func TestClientStreamFirstItemTimeout(t *testing.T) {
 	e.Settled(t, "stream")
 	assert.EqualValues(t, 1, e.Count("stream", metrics.StreamEstablishTimeout))
 	assert.Zero(t, e.Count("stream", metrics.StreamMidFailure))
+}
+
+// 100 real server streams stall after their first message, on the system clock: each is
+// detected at the idle limit, late by at most 10 ms at the median and 50 ms at the 99th
+// percentile (measured on the caller). A busy machine may spoil a round: up to three
+// rounds are run, and one must meet both bounds.
+func TestClientStreamsStalledDetectedAtIdleLimit(t *testing.T) {
+	const n, idle = 100, 50 * time.Millisecond
+	rt := command.NewRuntime()
+	t.Cleanup(rt.Close)
+	client := dial(t, newService(), &Client{Setter: command.Setter{Runtime: rt, CommandKey: "stalled",
+		Properties: config.Overrides{"execution.isolation.strategy": "SEMAPHORE", "execution.timeout.enabled": "false",
+			"execution.isolation.semaphore.maxConcurrentRequests": "1000", "stream.idleTimeoutInMilliseconds": "50"}}})
+	for round := 1; ; round++ {
+		late := make([]time.Duration, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				stream, err := client.StreamingOutputCall(context.Background(), paced(0, 30*time.Minute))
+				if !assert.NoError(t, err) {
+					return
+				}
+				_, err = stream.Recv()
+				assert.NoError(t, err)
+				got := time.Now()
+				_, err = stream.Recv()
+				late[i] = time.Since(got) - idle
+				assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
+			})
+		}
+		wg.Wait()
+		slices.Sort(late)
+		med, p99 := late[n/2], late[n*99/100]
+		t.Logf("round %d: %d stalled gRPC streams, idle limit %v: detected late by %v median, %v p99", round, n, idle, med, p99)
+		assert.GreaterOrEqual(t, late[0], -time.Millisecond, "never before the limit")
+		if med <= 10*time.Millisecond && p99 <= 50*time.Millisecond || round == 3 {
+			assert.LessOrEqual(t, med, 10*time.Millisecond)
+			assert.LessOrEqual(t, p99, 50*time.Millisecond)
+			return
+		}
+	}
 }
