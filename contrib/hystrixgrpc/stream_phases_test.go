@@ -128,3 +128,23 @@ func TestClientStreamsStalledDetectedAtIdleLimit(t *testing.T) {
 		}
 	}
 }
+
+// A handler that stalls after its first message ends at the idle limit on the server:
+// its context ends, the client gets an error, and the key records IDLE_TIMEOUT and
+// MID_STREAM_FAILURE.
+func TestServerStreamIdleTimeout(t *testing.T) {
+	e := cmdtest.New(t)
+	svc := newService()
+	client := serveWith(t, svc, &Server{Setter: e.Setter("handler", "execution.timeout.enabled", "false",
+		"stream.idleTimeoutInMilliseconds", "50")})
+	stream, err := client.StreamingOutputCall(context.Background(), paced(0, 30*time.Minute))
+	require.NoError(t, err)
+	_, err = stream.Recv()
+	require.NoError(t, err)
+	err = recvWhileAdvancing(t, e, stream)
+	require.Error(t, err)
+	e.Settled(t, "handler")
+	assert.EqualValues(t, 1, e.Count("handler", metrics.StreamIdleTimeout))
+	assert.EqualValues(t, 1, e.Count("handler", metrics.StreamMidFailure))
+	assert.Zero(t, e.Count("handler", metrics.Failure))
+}
