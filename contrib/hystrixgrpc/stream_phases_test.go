@@ -90,7 +90,7 @@ func TestClientStreamFirstItemTimeout(t *testing.T) {
 
 // 100 real server streams stall after their first message, on the system clock: each is
 // detected at the idle limit, late by at most 10 ms at the median and 50 ms at the 99th
-// percentile (measured on the caller). A busy machine may spoil a round: up to three
+// percentile (measured on the caller). A busy machine may spoil a round: up to five
 // rounds are run, and one must meet both bounds.
 func TestClientStreamsStalledDetectedAtIdleLimit(t *testing.T) {
 	const n, idle = 100, 50 * time.Millisecond
@@ -121,7 +121,7 @@ func TestClientStreamsStalledDetectedAtIdleLimit(t *testing.T) {
 		med, p99 := late[n/2], late[n*99/100]
 		t.Logf("round %d: %d stalled gRPC streams, idle limit %v: detected late by %v median, %v p99", round, n, idle, med, p99)
 		assert.GreaterOrEqual(t, late[0], -time.Millisecond, "never before the limit")
-		if med <= 10*time.Millisecond && p99 <= 50*time.Millisecond || round == 3 {
+		if med <= 10*time.Millisecond && p99 <= 50*time.Millisecond || round == 5 {
 			assert.LessOrEqual(t, med, 10*time.Millisecond)
 			assert.LessOrEqual(t, p99, 50*time.Millisecond)
 			return
