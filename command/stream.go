@@ -23,7 +23,10 @@ var errNilObservable = errors.New("command: construct or fallback returned a nil
 // does the optional fallback. Each value adds EMIT (FALLBACK_EMIT from the fallback);
 // completion adds SUCCESS (FALLBACK_SUCCESS). It runs under SEMAPHORE isolation (see the
 // package documentation) on the subscriber's goroutine; the timeout covers the whole
-// stream. Single use, like Command; WithCacheKey caches it in the request like a Command.
+// stream, and the stream.* properties limit each phase (see "Streams" in the package
+// documentation): a failure before the first item counts like a Command's, one after it
+// is a MID_STREAM_FAILURE, and WithResume re-opens a cut stream after its last item.
+// Single use, like Command; WithCacheKey caches it in the request like a Command.
 type Stream[T any] struct {
 	execution
 	construct func(ctx context.Context) rxgo.Observable
