@@ -62,11 +62,10 @@ type async struct {
 // rare holds what few executions use.
 type rare struct {
 	cacheKey  string
-	flight    *execution     // the original execution a cache hit replays
-	owner     bool           // this execution runs for the cache slot it took
-	collapsed int            // requests a collapser batch serves (COLLAPSED x n)
-	final     verdict        // an owner's final verdict, for the hits to replay
-	tracker   *StreamTracker // a stream carried by the run (TrackStream)
+	flight    *execution // the original execution a cache hit replays
+	owner     bool       // this execution runs for the cache slot it took
+	collapsed int        // requests a collapser batch serves (COLLAPSED x n)
+	final     verdict    // an owner's final verdict, for the hits to replay
 }
 
 // Doors that begin an execution (execution.door). Observe remembers that it began it, so

@@ -9,9 +9,9 @@ import (
 // stream, a streamed HTTP body) what a Stream has: the key's phase limits (stream.*
 // properties) and the split of its failures by phase. The run gets one from its context
 // with TrackStream, reports the stream's establishment and its items, ends the stream when
-// Expired is closed and returns Err then. A failure of the run after an Item is then a
-// MID_STREAM_FAILURE, one before it counts like any command's, and a limit that passed
-// before the first item is an ESTABLISH_TIMEOUT.
+// Expired is closed, and returns its error through Result. A failure of the run after an
+// Item is then a MID_STREAM_FAILURE, one before it counts like any command's, and a limit
+// that passed before the first item is an ESTABLISH_TIMEOUT.
 type StreamTracker struct {
 	a     *attempt
 	w     *streamWatch // nil: the key sets no limit
@@ -26,9 +26,7 @@ func TrackStream(ctx context.Context) *StreamTracker {
 		return nil
 	}
 	x := a.x
-	t := &StreamTracker{a: a, w: newStreamWatch(x.ks.rt, limitsOf(x.ks.props), x.now())}
-	x.rareFields().tracker = t
-	return t
+	return &StreamTracker{a: a, w: newStreamWatch(x.ks.rt, limitsOf(x.ks.props), x.now())}
 }
 
 // Established marks the stream established (response headers came): the establishment
@@ -84,7 +82,34 @@ func (t *StreamTracker) Stop() {
 	}
 }
 
-// failure returns the kind of the failure of the run that tracked the stream.
-func (t *StreamTracker) failure(a *attempt, err error) kind {
-	return streamFailure(a, t.items.Load() > 0, err)
+// Result returns what the run returns for the stream's end with err: the error of a limit
+// that passed, else err, marked as a cut when an item was delivered (nil stays nil). The
+// run must return it as it is: the command reads the phase from it.
+func (t *StreamTracker) Result(err error) error {
+	if lerr := t.Err(); lerr != nil {
+		err = lerr
+	}
+	if err == nil || t.items.Load() == 0 {
+		return err
+	}
+	return &cutError{err}
+}
+
+// cutError is the run error of a tracked stream that failed after an item.
+type cutError struct{ err error }
+
+func (e *cutError) Error() string { return e.err.Error() }
+func (e *cutError) Unwrap() error { return e.err }
+
+// trackedFailure returns the kind of a Command run's failure with err: a tracked stream's
+// (Result), or failed.
+func trackedFailure(a *attempt, err error) kind {
+	switch err {
+	case ErrStreamEstablishTimeout, ErrStreamFirstItemTimeout, ErrStreamLifetime:
+		return streamFailure(a, false, err)
+	}
+	if c, ok := err.(*cutError); ok {
+		return streamFailure(a, true, c.err)
+	}
+	return failed
 }

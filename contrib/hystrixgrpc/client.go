@@ -158,11 +158,11 @@ func (s *streamCall) run(ctx context.Context) (struct{}, error) {
 	s.opened <- &trackedStream{ClientStream: cs, tr: tr}
 	select {
 	case err = <-s.finished:
-		return struct{}{}, s.runErr(err)
+		return struct{}{}, tr.Result(s.runErr(err))
 	case <-tr.Expired(): // a phase limit passed: the stream ends with its error
 		cancel()
 		<-s.finished
-		return struct{}{}, tr.Err()
+		return struct{}{}, tr.Result(nil)
 	}
 }
 

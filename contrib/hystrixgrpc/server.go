@@ -121,10 +121,10 @@ func (h *streamHandling) run(ctx context.Context) (struct{}, error) {
 		}()
 	}
 	err := h.handler(h.srv, &serverStream{ServerStream: h.ss, ctx: ctx, tr: tr})
-	if lerr := tr.Err(); lerr != nil {
-		return struct{}{}, lerr
+	if tr.Err() != nil {
+		return struct{}{}, tr.Result(nil) // a limit passed: its error, not the handler's
 	}
-	return struct{}{}, h.runErr(err)
+	return struct{}{}, tr.Result(h.runErr(err))
 }
 
 // serverStream is the handler's stream with the run's context, reporting what the handler
