@@ -216,7 +216,7 @@ func (c *Command[T]) call(a *attempt) (err error) {
 	return err
 }
 
-func (c *Command[T]) failure(*attempt, error) kind { return failed }
+func (c *Command[T]) failure(a *attempt, err error) kind { return trackedFailure(a, err) }
 
 func (c *Command[T]) won(a *attempt) { c.value = *c.result(a) }
 

@@ -23,7 +23,10 @@ var errNilObservable = errors.New("command: construct or fallback returned a nil
 // does the optional fallback. Each value adds EMIT (FALLBACK_EMIT from the fallback);
 // completion adds SUCCESS (FALLBACK_SUCCESS). It runs under SEMAPHORE isolation (see the
 // package documentation) on the subscriber's goroutine; the timeout covers the whole
-// stream. Single use, like Command; WithCacheKey caches it in the request like a Command.
+// stream, and the stream.* properties limit each phase (see "Streams" in the package
+// documentation): a failure before the first item counts like a Command's, one after it
+// is a MID_STREAM_FAILURE, and WithResume re-opens a cut stream after its last item.
+// Single use, like Command; WithCacheKey caches it in the request like a Command.
 type Stream[T any] struct {
 	execution
 	construct func(ctx context.Context) rxgo.Observable
@@ -239,23 +242,8 @@ func (s *Stream[T]) resumable(a *attempt, err error) bool {
 // watching returns the phase limits of the attempt running (StreamEstablished).
 func (s *Stream[T]) watching() *streamWatch { return s.watch.Load() }
 
-// failure returns the kind of the failure of attempt a: ESTABLISH_TIMEOUT for a limit that
-// passed before the first item, FAILURE for any other failure before it (both count like
-// a command's), MID_STREAM_FAILURE after it (and IDLE_TIMEOUT for the idle limit) or for
-// an overflow (the subscriber's slowness says nothing against the dependency).
-func (s *Stream[T]) failure(a *attempt, err error) kind {
-	switch {
-	case s.items > 0 || err == ErrStreamOverflow:
-		if errors.Is(err, ErrStreamIdleTimeout) {
-			a.addEvent(metrics.StreamIdleTimeout)
-		}
-		return cut
-	case errors.Is(err, ErrStreamEstablishTimeout) || errors.Is(err, ErrStreamFirstItemTimeout) ||
-		errors.Is(err, ErrStreamLifetime):
-		return notEstablished
-	}
-	return failed
-}
+// failure returns the kind of the failure of attempt a (streamFailure).
+func (s *Stream[T]) failure(a *attempt, err error) kind { return streamFailure(a, s.items > 0, err) }
 
 func (s *Stream[T]) callFallback(x *execution, cause error) error {
 	return s.forward(x, nil, func() rxgo.Observable { return s.fallback(x.parent, cause) }, x.parent, &x.fbEmits)

@@ -59,7 +59,7 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 // 100 streams stall after their first item: each is detected at the idle limit, late by
 // at most 10 ms at the median and 50 ms at the 99th percentile (measured on the
 // subscriber, so the lateness includes the handover both ways). A busy machine may spoil
-// a round: up to three rounds are run, and one must meet both bounds.
+// a round: up to five rounds are run, and one must meet both bounds.
 func TestStreamStalledDetectedAtIdleLimit(t *testing.T) {
 	const n, idle = 100, 50 * time.Millisecond
 	_, s, base := realStreams(t, "stream.idleTimeoutInMilliseconds", "50")
@@ -68,7 +68,7 @@ func TestStreamStalledDetectedAtIdleLimit(t *testing.T) {
 		t.Logf("round %d: %d stalled streams, idle limit %v: detected late by %v median, %v p99", round, n, idle, med, p99)
 		assert.GreaterOrEqual(t, early, -time.Millisecond, "never before the limit")
 		backToBaseline(t, base)
-		if med <= 10*time.Millisecond && p99 <= 50*time.Millisecond || round == 3 {
+		if med <= 10*time.Millisecond && p99 <= 50*time.Millisecond || round == 5 {
 			assert.LessOrEqual(t, med, 10*time.Millisecond)
 			assert.LessOrEqual(t, p99, 50*time.Millisecond)
 			return

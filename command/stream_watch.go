@@ -10,6 +10,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // The errors a stream ends with when one of its limits passes (stream.* properties). A
@@ -23,6 +24,25 @@ var (
 	ErrStreamLifetime         = errors.New("command: stream outlived stream.maxLifetimeInMilliseconds")
 	ErrStreamOverflow         = errors.New("command: stream.maxItemsInFlight items not taken by the subscriber")
 )
+
+// streamFailure returns the kind of a stream's failure in attempt a, delivered telling
+// whether it delivered an item: ESTABLISH_TIMEOUT for a limit that passed before the first
+// item, FAILURE for any other failure before it (both count like a command's),
+// MID_STREAM_FAILURE after it (and IDLE_TIMEOUT for the idle limit) or for an overflow (the
+// subscriber's slowness says nothing against the dependency).
+func streamFailure(a *attempt, delivered bool, err error) kind {
+	switch {
+	case delivered || err == ErrStreamOverflow:
+		if errors.Is(err, ErrStreamIdleTimeout) {
+			a.addEvent(metrics.StreamIdleTimeout)
+		}
+		return cut
+	case errors.Is(err, ErrStreamEstablishTimeout) || errors.Is(err, ErrStreamFirstItemTimeout) ||
+		errors.Is(err, ErrStreamLifetime):
+		return notEstablished
+	}
+	return failed
+}
 
 // streamLimits are a stream key's phase limits, 0 for off.
 type streamLimits struct {

@@ -28,17 +28,19 @@ type verdict struct {
 type kind uint8
 
 const (
-	aborted        kind = iota // the goroutine unwound through the chain (runtime.Goexit)
-	succeeded                  // SUCCESS: the caller gets the run's value (and cause, a business error)
-	failed                     // FAILURE: run returned an error that counts against health
-	badRequest                 // BAD_REQUEST: no fallback, the caller gets the error
-	refused                    // a stage refused the attempt before run (verdict.refusal says which)
-	timedOut                   // TIMEOUT: the timer won the race against the run
-	cancelled                  // the caller went away before the outcome
-	fellBack                   // final: the fallback answered, the caller gets its value
-	errored                    // final: the caller gets cause
-	notEstablished             // ESTABLISH_TIMEOUT: a stream's limit passed before its first item
-	cut                        // MID_STREAM_FAILURE: a stream failed after its first item
+	aborted    kind = iota // the goroutine unwound through the chain (runtime.Goexit)
+	succeeded              // SUCCESS: the caller gets the run's value (and cause, a business error)
+	failed                 // FAILURE: run returned an error that counts against health
+	badRequest             // BAD_REQUEST: no fallback, the caller gets the error
+	refused                // a stage refused the attempt before run (verdict.refusal says which)
+	timedOut               // TIMEOUT: the timer won the race against the run
+	cancelled              // the caller went away before the outcome
+	fellBack               // final: the fallback answered, the caller gets its value
+	errored                // final: the caller gets cause
+
+	// A stream's failure by phase (stream.go, body.failure).
+	notEstablished // ESTABLISH_TIMEOUT: a stream's limit passed before its first item
+	cut            // MID_STREAM_FAILURE: a stream failed after its first item
 	numKinds
 )
 

@@ -82,6 +82,13 @@ type CommandCounts struct {
 	// Beyond Hystrix (a Hystrix dashboard ignores them): retries and the retry budget.
 	Retry           int64 `json:"rollingCountRetry"`
 	BudgetExhausted int64 `json:"rollingCountBudgetExhausted"`
+
+	// Beyond Hystrix: the stream events (command.Stream), omitted while zero so that a
+	// key without streams sends what Hystrix sends.
+	EstablishTimeout int64 `json:"rollingCountEstablishTimeout,omitempty"`
+	IdleTimeout      int64 `json:"rollingCountIdleTimeout,omitempty"`
+	MidStreamFailure int64 `json:"rollingCountMidStreamFailure,omitempty"`
+	StreamResumed    int64 `json:"rollingCountStreamResumed,omitempty"`
 }
 
 // CommandPropertyValues are the property values a command actually runs with.

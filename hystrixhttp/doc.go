@@ -9,6 +9,9 @@
 //   - StatusError: the run error of a response whose status counts as a failure or a
 //     bad request; a Fallback finds it with errors.As.
 //   - DefaultClassify, DefaultKey: how statuses count and requests are named unless set.
+//   - SSE: the construct and resume of a command.Stream[Event] over a Server-Sent-Events
+//     response, so the stream limits, the split of failures by phase and the resume
+//     (Last-Event-ID) of command.Stream apply to it.
 //
 // Client, one request:
 //

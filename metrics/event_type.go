@@ -131,10 +131,10 @@ var eventInfos = [NumEventTypes]eventInfo{
 	// permits is a slow one: the breaker should see it).
 	AdaptiveRejected: {name: "ADAPTIVE_REJECTED", health: Unhealthy, stream: "AdaptiveRejected"},
 
-	StreamEstablishTimeout: {name: "ESTABLISH_TIMEOUT", health: Unhealthy},
-	StreamIdleTimeout:      {name: "IDLE_TIMEOUT"},
-	StreamMidFailure:       {name: "MID_STREAM_FAILURE", health: Healthy},
-	StreamResumed:          {name: "STREAM_RESUMED"},
+	StreamEstablishTimeout: {name: "ESTABLISH_TIMEOUT", health: Unhealthy, stream: "EstablishTimeout"},
+	StreamIdleTimeout:      {name: "IDLE_TIMEOUT", stream: "IdleTimeout"},
+	StreamMidFailure:       {name: "MID_STREAM_FAILURE", health: Healthy, stream: "MidStreamFailure"},
+	StreamResumed:          {name: "STREAM_RESUMED", stream: "StreamResumed"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.

@@ -142,6 +142,7 @@ func (w *worker) stream(k *key) {
 			o.add(metrics.Emit, 1)
 		}
 	}
+	o.midStream = o.n[metrics.Emit] > 0
 	w.s.settle(k, &o, got, err)
 }
 

@@ -62,11 +62,17 @@ func failureEvent(e *command.Error) metrics.EventType {
 
 // outcome is the events of one execution as its caller saw them.
 type outcome struct {
-	n       [metrics.NumEventTypes]int64
-	onStart bool // a BAD_REQUEST from a failing onStart hook (it never reaches a pool)
+	n         [metrics.NumEventTypes]int64
+	onStart   bool // a BAD_REQUEST from a failing onStart hook (it never reaches a pool)
+	midStream bool // a stream that delivered an item: its FAILURE is a MID_STREAM_FAILURE
 }
 
-func (o *outcome) add(e metrics.EventType, n int64) { o.n[e] += n }
+func (o *outcome) add(e metrics.EventType, n int64) {
+	if e == metrics.Failure && o.midStream {
+		e = metrics.StreamMidFailure
+	}
+	o.n[e] += n
+}
 
 // settle adds the terminal part of an outcome: got is what the caller received when err
 // is nil or a business error (the run's tag, or the fallback's), err the error it got.

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/intercept"
@@ -138,7 +139,11 @@ func (u *unaryCall) fallback(ctx context.Context, err error) (struct{}, error) {
 // execution.timeout.enabled off for endless ones), and THREAD isolation holds a pool
 // goroutine for that long. The stream's final status, which the caller reads from
 // RecvMsg, classifies it. A stream the command refuses, or that fails to open, returns
-// the error as Unary would.
+// the error as Unary would. The key's stream.* limits apply (command.TrackStream): the
+// stream is established when it opens, its items are the messages RecvMsg returns, the
+// idle clock runs while the caller waits in RecvMsg, and a limit that passes ends the
+// stream, RecvMsg returning DeadlineExceeded with the limit's error text. A stream that
+// fails after a message is a MID_STREAM_FAILURE, which does not count against the breaker.
 func (c *Client) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
 	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 	s := &streamCall{outcome: outcome{classify: c.Classify, method: method},
@@ -185,18 +190,51 @@ func (s *streamCall) run(ctx context.Context) (struct{}, error) {
 	defer s.call.Done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	tr := command.TrackStream(ctx)
+	defer tr.Stop()
 	opts := append(s.opts[:len(s.opts):len(s.opts)], grpc.OnFinish(func(err error) { s.finished <- err }))
 	cs, err := s.streamer(ctx, s.desc, s.cc, s.method, opts...)
 	if err != nil {
 		return struct{}{}, s.runErr(err)
 	}
+	tr.Established()
 	if !s.hand() {
 		cancel()
 		<-s.finished
 		return struct{}{}, errAbandoned
 	}
-	s.opened <- cs
-	return struct{}{}, s.runErr(<-s.finished)
+	s.opened <- &trackedStream{ClientStream: cs, tr: tr}
+	select {
+	case err = <-s.finished:
+		return struct{}{}, tr.Result(s.runErr(err))
+	case <-tr.Expired(): // a phase limit passed: the stream ends with its error
+		cancel()
+		<-s.finished
+		return struct{}{}, tr.Result(nil)
+	}
+}
+
+// trackedStream is the caller's stream, reporting its messages to the stream's tracker
+// (the phase limits of stream.* properties) and ending with the error of a limit that
+// passed.
+type trackedStream struct {
+	grpc.ClientStream
+	tr *command.StreamTracker
+}
+
+func (t *trackedStream) RecvMsg(m any) error {
+	t.tr.Waiting()
+	err := t.ClientStream.RecvMsg(m)
+	if err == nil {
+		t.tr.Item()
+	} else if lerr := t.tr.Err(); lerr != nil {
+		code := codes.DeadlineExceeded
+		if lerr == command.ErrStreamOverflow {
+			code = codes.ResourceExhausted
+		}
+		return status.Error(code, lerr.Error())
+	}
+	return err
 }
 
 // hand reports whether the caller still waits for the stream.

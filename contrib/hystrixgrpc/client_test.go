@@ -268,6 +268,8 @@ func TestClientStreamCountsOnce(t *testing.T) {
 	assert.Zero(t, e.Count("stream", metrics.Emit))
 }
 
+// A stream that fails before its first message counts like a unary failure and opens the
+// breaker; one that fails after a message is a MID_STREAM_FAILURE and does not.
 func TestClientStreamFailureOpensTheBreaker(t *testing.T) {
 	e := cmdtest.New(t)
 	svc := newService()
@@ -285,10 +287,21 @@ func TestClientStreamFailureOpensTheBreaker(t *testing.T) {
 	}
 	e.Settled(t, "stream")
 	e.Tick(200 * time.Millisecond)
+	assert.EqualValues(t, 3, e.Count("stream", metrics.StreamMidFailure))
+	assert.Zero(t, e.Count("stream", metrics.Failure))
+	for range 3 {
+		stream, err := client.FullDuplexCall(context.Background())
+		require.NoError(t, err)
+		require.NoError(t, stream.CloseSend())
+		_, err = stream.Recv()
+		assert.Equal(t, codes.Unavailable, status.Code(err), "the stream's own status")
+	}
+	e.Settled(t, "stream")
+	e.Tick(200 * time.Millisecond)
 	_, err := client.FullDuplexCall(context.Background())
 	assert.Equal(t, codes.Unavailable, status.Code(err))
 	assert.ErrorIs(t, err, command.ErrShortCircuited)
-	assert.EqualValues(t, 3, svc.hits.Load())
+	assert.EqualValues(t, 6, svc.hits.Load())
 	assert.EqualValues(t, 3, e.Count("stream", metrics.Failure))
 }
 

@@ -31,7 +31,10 @@
 // message by its caller and may send as well; a Command whose run spans the stream keeps
 // grpc's own ClientStream in the caller's hands. On the client that run needs a
 // goroutine of its own (Execute blocks until the stream ends); the stream itself is
-// returned as soon as it is open.
+// returned as soon as it is open. The run tracks the stream (command.TrackStream), so the
+// key's stream.* limits apply (establishment, first message, idle time between messages,
+// lifetime) and a stream that fails after a message is a MID_STREAM_FAILURE, which does
+// not count against the breaker; one that fails before counts like a unary call.
 //
 // Isolation: SEMAPHORE unless the Setter says otherwise (grpc honours the context, so a
 // pool would only add a hand-off). Under THREAD isolation the interceptors still return

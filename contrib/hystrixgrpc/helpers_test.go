@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // service is the grpc.testing.TestService on a real server: UnaryCall answers with the
 // code in status (OK: a response), StreamingOutputCall sends one message per requested
-// size then ends with that code, EmptyCall blocks until its context ends, and
+// size (each after its interval) then ends with that code, EmptyCall blocks until its context ends, and
 // FullDuplexCall echoes until the client closes.
 type service struct {
 	testpb.UnimplementedTestServiceServer
@@ -82,7 +82,12 @@ func (s *service) EmptyCall(ctx context.Context, _ *testpb.Empty) (*testpb.Empty
 
 func (s *service) StreamingOutputCall(req *testpb.StreamingOutputCallRequest, stream testpb.TestService_StreamingOutputCallServer) error {
 	s.hits.Add(1)
-	for range req.GetResponseParameters() {
+	for _, p := range req.GetResponseParameters() {
+		select { // each message after its interval
+		case <-time.After(time.Duration(p.GetIntervalUs()) * time.Microsecond):
+		case <-stream.Context().Done():
+			return stream.Context().Err()
+		}
 		if err := stream.Send(&testpb.StreamingOutputCallResponse{}); err != nil {
 			return err
 		}

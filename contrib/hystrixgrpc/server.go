@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/intercept"
@@ -87,7 +88,10 @@ func (u *unaryHandling) fallback(ctx context.Context, err error) (any, error) {
 }
 
 // Stream is a grpc.StreamServerInterceptor: the handler's whole stream is one command
-// execution (it counts once; the timeout bounds its life).
+// execution (it counts once; the timeout bounds its life). The key's stream.* limits
+// apply to what the handler sends (SendHeader establishes the stream, each SendMsg is an
+// item): a limit that passes ends the handler's context and the stream. A stream that
+// fails after a message is a MID_STREAM_FAILURE, which does not count against the breaker.
 func (s *Server) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	h := &streamHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, srv: srv, ss: ss, handler: handler}
 	_, err := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), h.run).Execute(callContext(ss.Context()))
@@ -105,18 +109,52 @@ type streamHandling struct {
 	handler grpc.StreamHandler
 }
 
+// run runs the handler under the key's stream limits (command.TrackStream): a limit that
+// passes ends the handler's context, and the stream ends with the limit's error.
 func (h *streamHandling) run(ctx context.Context) (struct{}, error) {
 	if !h.call.Begin() {
 		return struct{}{}, errAbandoned
 	}
 	defer h.call.Done()
-	return struct{}{}, h.runErr(h.handler(h.srv, &serverStream{ServerStream: h.ss, ctx: ctx}))
+	tr := command.TrackStream(ctx)
+	defer tr.Stop()
+	if expired := tr.Expired(); expired != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-expired:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	err := h.handler(h.srv, &serverStream{ServerStream: h.ss, ctx: ctx, tr: tr})
+	if tr.Err() != nil {
+		return struct{}{}, tr.Result(nil) // a limit passed: its error, not the handler's
+	}
+	return struct{}{}, tr.Result(h.runErr(err))
 }
 
-// serverStream is the handler's stream with the run's context.
+// serverStream is the handler's stream with the run's context, reporting what the handler
+// sends to the stream's tracker: headers establish the stream, messages are its items
+// (the time SendMsg waits for the client is not idle).
 type serverStream struct {
 	grpc.ServerStream
 	ctx context.Context
+	tr  *command.StreamTracker
 }
 
 func (s *serverStream) Context() context.Context { return s.ctx }
+
+func (s *serverStream) SendHeader(md metadata.MD) error {
+	s.tr.Established()
+	return s.ServerStream.SendHeader(md)
+}
+
+func (s *serverStream) SendMsg(m any) error {
+	s.tr.Item()
+	defer s.tr.Waiting()
+	return s.ServerStream.SendMsg(m)
+}

@@ -42,9 +42,11 @@
 // (Prometheus handles that as a counter reset). The six primary outcomes (success,
 // failure, timeout, short_circuited, thread_pool_rejected, semaphore_rejected) are
 // always there, so error-rate and short-circuit queries find a series for every key; the
-// other event types and each breaker transition (counted from the moment the
-// Collector is created) appear with their first occurrence, because most stay at zero
-// for ever and every series costs every scrape.
+// other event types (the stream ones included: emit, whose rate is items/s,
+// mid_stream_failure, stream_resumed, establish_timeout, idle_timeout) and each breaker
+// transition (counted from the moment the Collector is created) appear with their first
+// occurrence, because most stay at zero for ever and every series costs every scrape. A
+// stream's lifetime is its total latency.
 //
 // # Latency: percentile gauges, not a histogram or a summary
 //

@@ -21,7 +21,8 @@
   const CALL_COUNTS = ['rollingCountSuccess', 'rollingCountFailure', 'rollingCountTimeout',
     'rollingCountThreadPoolRejected', 'rollingCountSemaphoreRejected', 'rollingCountShortCircuited',
     'rollingCountBadRequests', 'rollingCountResponsesFromCache', 'rollingCountRateLimited',
-    'rollingCountAdaptiveRejected'];
+    'rollingCountAdaptiveRejected',
+    'rollingCountEstablishTimeout', 'rollingCountMidStreamFailure']; // a stream's outcome when not a success
 
   // ---- Summing and per-host values (pure functions) ----
 
@@ -143,6 +144,11 @@
         num(d.rollingCountAdaptiveRejected),
       failure: num(d.rollingCountFailure),
       limited: num(d.rollingCountRateLimited), injected: num(d.rollingCountFaultInjected),
+      // Streams (extra fields, absent for other keys): items, establishment timeouts, cuts, resumes.
+      streams: d.rollingCountEstablishTimeout !== undefined || d.rollingCountMidStreamFailure !== undefined ||
+        d.rollingCountStreamResumed !== undefined,
+      items: num(d.rollingCountEmit), establishTimeout: num(d.rollingCountEstablishTimeout),
+      midStream: num(d.rollingCountMidStreamFailure), resumed: num(d.rollingCountStreamResumed),
       p50: perHost(lat['50'], hosts), p90: perHost(lat['90'], hosts), p99: perHost(lat['99'], hosts),
       p995: perHost(lat['99.5'], hosts), mean: perHost(d.latencyExecute_mean, hosts),
     };
@@ -333,6 +339,8 @@
         card.list('counts', [['success', 'Success'], ['shortCircuited', 'Short-circ.'], ['badRequest', 'Bad request'],
           ['timeout', 'Timeout'], ['rejected', 'Rejected'], ['failure', 'Failure'],
           ['limited', 'Rate-limited'], ['injected', 'Faults injected']]);
+        card.list('stream', [['items', 'Items'], ['establishTimeout', 'Estab. t/o', 'ESTABLISH_TIMEOUT'],
+          ['midStream', 'Mid-stream', 'MID_STREAM_FAILURE'], ['resumed', 'Resumed', 'STREAM_RESUMED']]);
         card.root.append(el('div', 'caption', 'Execution latency, ms'));
         card.list('latency', [['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p995', 'p99.5'], ['mean', 'mean']]);
       },
@@ -362,6 +370,8 @@
         for (const c of ['open', 'partial', 'forced-open', 'forced-closed']) card.flag(c, v.stateClass === c);
         for (const k of ['success', 'shortCircuited', 'badRequest', 'timeout', 'rejected', 'failure',
           'limited', 'injected', 'p50', 'p90', 'p99', 'p995', 'mean']) card.set(k, int(v[k]));
+        card.flag('streams', v.streams);
+        if (v.streams) for (const k of ['items', 'establishTimeout', 'midStream', 'resumed']) card.set(k, int(v[k]));
         drawSpark(card.sparkCtx, item.history, now);
       },
     },

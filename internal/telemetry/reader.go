@@ -210,7 +210,7 @@ var Percentiles = []struct {
 // outcomes are the command events that are always read, zero included: the primary
 // outcome of every execution that is not a cache hit or a bad request, so error-rate and
 // short-circuit queries find a series even for a healthy key. Every other event counter,
-// and each breaker transition, is read from its first occurrence on: most of a key's 25
+// and each breaker transition, is read from its first occurrence on: most of a key's
 // possible counters stay at zero for ever, and every series costs each scrape.
 const outcomes = 1<<metrics.Success | 1<<metrics.Failure | 1<<metrics.Timeout |
 	1<<metrics.ShortCircuited | 1<<metrics.ThreadPoolRejected | 1<<metrics.SemaphoreRejected
