@@ -315,3 +315,54 @@ func TestStreamTransportEarlyCloseLeavesNoGoroutine(t *testing.T) {
 	srv.Close()
 	goleak.VerifyNone(t, before)
 }
+
+// Headers without a first chunk within stream.firstItemTimeoutInMilliseconds fail the
+// stream as establishment: Read returns the limit's error, the command is an
+// ESTABLISH_TIMEOUT (a TIMEOUT for the caller), counted toward the breaker.
+func TestStreamTransportFirstItemLimit(t *testing.T) {
+	e := cmdtest.New(t)
+	srv := chunkServer(t, chunked{total: 10, stall: 0, cut: -1})
+	resp, err := streamClient(t, e, "stream.firstItemTimeoutInMilliseconds", "50").Get(srv.URL)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(resp.Body)
+		done <- err
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		select {
+		case err := <-done:
+			assert.ErrorIs(t, err, command.ErrStreamFirstItemTimeout)
+			assert.Equal(t, map[string]int64{"ESTABLISH_TIMEOUT": 1, "FALLBACK_MISSING": 1, "EXCEPTION_THROWN": 1},
+				keyEvents(t, e, "S"))
+			return
+		case <-time.After(time.Millisecond):
+			require.True(t, time.Now().Before(deadline), "the silent read never ended")
+			e.Clock.Advance(10 * time.Millisecond)
+		}
+	}
+}
+
+// A failure status is a FAILURE, as with Transport, and the caller gets the response as
+// the server sent it; a bad request leaves the breaker alone.
+func TestStreamTransportStatus(t *testing.T) {
+	for status, want := range map[int]string{503: "FAILURE", 404: "BAD_REQUEST"} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			e := cmdtest.New(t)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				http.Error(w, "no stream today", status)
+			}))
+			defer srv.Close()
+			resp, err := streamClient(t, e).Get(srv.URL)
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.NoError(t, err)
+			assert.Equal(t, status, resp.StatusCode)
+			assert.Equal(t, "no stream today\n", string(body))
+			assert.EqualValues(t, 1, keyEvents(t, e, "S")[want])
+			assert.Zero(t, keyEvents(t, e, "S")["SUCCESS"])
+		})
+	}
+}
