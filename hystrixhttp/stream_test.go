@@ -86,17 +86,23 @@ func keyEvents(t *testing.T, e *cmdtest.Env, key string) map[string]int64 {
 	return counts
 }
 
-// A chunked body read to its end is one SUCCESS, whatever the number of chunks.
+// A chunked body read to its end is one SUCCESS, whatever the number of chunks, under
+// either isolation.
 func TestStreamTransportBodyToTheEndIsASuccess(t *testing.T) {
-	e := cmdtest.New(t)
-	srv := chunkServer(t, chunked{total: 5, stall: -1, cut: -1})
-	resp, err := streamClient(t, e, "stream.idleTimeoutInMilliseconds", "1000").Get(srv.URL)
-	require.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, "chunk 0\nchunk 1\nchunk 2\nchunk 3\nchunk 4\n", string(body))
-	assert.Equal(t, map[string]int64{"SUCCESS": 1}, keyEvents(t, e, "S"))
+	for _, iso := range []string{"SEMAPHORE", "THREAD"} {
+		t.Run(iso, func(t *testing.T) {
+			e := cmdtest.New(t)
+			srv := chunkServer(t, chunked{total: 5, stall: -1, cut: -1})
+			resp, err := streamClient(t, e, "stream.idleTimeoutInMilliseconds", "1000",
+				"execution.isolation.strategy", iso).Get(srv.URL)
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.Equal(t, "chunk 0\nchunk 1\nchunk 2\nchunk 3\nchunk 4\n", string(body))
+			assert.Equal(t, map[string]int64{"SUCCESS": 1}, keyEvents(t, e, "S"))
+		})
+	}
 }
 
 // A body cut after some chunks is a MID_STREAM_FAILURE, which spares the breaker; one cut
