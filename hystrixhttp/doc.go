@@ -12,6 +12,9 @@
 //   - SSE: the construct and resume of a command.Stream[Event] over a Server-Sent-Events
 //     response, so the stream limits, the split of failures by phase and the resume
 //     (Last-Event-ID) of command.Stream apply to it.
+//   - StreamTransport: an http.RoundTripper for streamed responses (chunked bodies);
+//     each request is one command execution spanning its body, under the key's stream
+//     limits (command.TrackStream).
 //
 // Client, one request:
 //
@@ -27,6 +30,22 @@
 //	     RoundTrip returns: the response (also a 5xx no fallback replaced), the
 //	     fallback's answer, or a *command.Error (short circuit, rejection, timeout,
 //	     transport error); closes every body the caller does not get
+//
+// Client, one streamed response (StreamTransport):
+//
+//	RoundTrip(req) ─> command.New(...) on a goroutine of its own, not retried
+//	     run(ctx): TrackStream(ctx); Base.RoundTrip ─> headers: Established, Classify
+//	               hand the response (its Body counts a Read with bytes as an item)
+//	               wait: body EOF or Close ─> SUCCESS
+//	                     read error ─> FAILURE before the first bytes, else MID_STREAM_FAILURE
+//	                     limit passed ─> request cancelled, Read returns the limit's error:
+//	                       ESTABLISH_TIMEOUT before the first bytes (counts like FAILURE),
+//	                       else MID_STREAM_FAILURE (+ IDLE_TIMEOUT)
+//	                     request context ended ─> CANCELLED
+//
+// The command's timeout bounds the whole stream: turn execution.timeout.enabled off for
+// long streams and bound them with stream.maxLifetimeInMilliseconds. The caller reads the
+// body to its end or closes it, as with any RoundTripper; the command ends with it.
 //
 // Server, one request:
 //

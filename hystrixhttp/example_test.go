@@ -120,3 +120,42 @@ func ExampleMiddleware_Wrap() {
 func TestReadmeShowsTheExamples(t *testing.T) {
 	doctest.AssertShows(t, "../README.md", "example_test.go", "func stock(", "func routes(")
 }
+
+// StreamTransport runs a streamed (chunked) response as one command spanning its body,
+// under the key's stream limits: here a body silent for 200 ms ends with
+// command.ErrStreamIdleTimeout.
+func ExampleStreamTransport() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := range 3 {
+			fmt.Fprintf(w, "tick %d\n", i)
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done() // stalls
+	}))
+	defer srv.Close()
+	rt := command.NewRuntime()
+	defer rt.Close()
+	base := &http.Transport{}
+	defer base.CloseIdleConnections()
+	client := &http.Client{Transport: &hystrixhttp.StreamTransport{Base: base, Setter: command.Setter{
+		Runtime: rt, CommandKey: "ticks", Properties: config.Overrides{
+			"execution.timeout.enabled":        "false", // the stream limits bound it instead
+			"stream.idleTimeoutInMilliseconds": "200",
+			"stream.maxLifetimeInMilliseconds": "60000",
+		}}}}
+
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	fmt.Print(string(body))
+	fmt.Println(errors.Is(err, command.ErrStreamIdleTimeout))
+	// Output:
+	// tick 0
+	// tick 1
+	// tick 2
+	// true
+}
