@@ -81,7 +81,9 @@ func TestReportOfAServerThatExited(t *testing.T) {
 
 func TestAFailedTestLogsWhatEachServerDid(t *testing.T) {
 	ft := &fakeT{TB: t}
-	Start(ft, "first", exec.Command("sh", "-c", "echo started; exec sleep 60"))
+	first := Start(ft, "first", exec.Command("sh", "-c", "echo started; exec sleep 60"))
+	_, err := first.Await(regexp.MustCompile("started"), time.Minute) // a server the test used
+	require.NoError(t, err)
 	second := Start(ft, "second", exec.Command("sh", "-c", "echo gone; exit 1"))
 	<-second.Exited()
 	ft.failed = true
