@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
@@ -109,8 +110,7 @@ func (as *attempts) finish() {
 		return
 	}
 	as.span = nil
-	s.SetAttributes(AttrAttempt.Int(as.n))
-	s.SetAttributes(eventsOf(as.events)...)
+	s.SetAttributes(attemptAttributes(as.n, as.events)...)
 	if bad := as.events & unsuccessful; bad != 0 {
 		desc := metrics.EventType(bits.TrailingZeros32(bad)).String()
 		if as.err != nil {
@@ -123,4 +123,17 @@ func (as *attempts) finish() {
 		return
 	}
 	s.End(trace.WithTimestamp(as.end))
+}
+
+// attemptSets holds the attributes of each attempt number and set of events seen (n<<32
+// | set -> []attribute.KeyValue): like eventSets, few, so an attempt finds its made.
+var attemptSets sync.Map
+
+func attemptAttributes(n int, set uint32) []attribute.KeyValue {
+	key := uint64(n)<<32 | uint64(set)
+	if kv, ok := attemptSets.Load(key); ok {
+		return kv.([]attribute.KeyValue)
+	}
+	kv, _ := attemptSets.LoadOrStore(key, append([]attribute.KeyValue{AttrAttempt.Int(n)}, eventsOf(set)...))
+	return kv.([]attribute.KeyValue)
 }
