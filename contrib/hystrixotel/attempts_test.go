@@ -30,9 +30,16 @@ func (e *env) attemptSpans(key string) []tracetest.SpanStub {
 // A command that fails twice and then answers shows its three attempts as siblings under
 // the command span, each with its number, its events, its status and its own time.
 func TestEachAttemptOfARetriedCommandIsAChildSpan(t *testing.T) {
+	for _, isolation := range []string{"SEMAPHORE", "THREAD"} {
+		t.Run(isolation, func(t *testing.T) { attemptsAreChildSpans(t, isolation) })
+	}
+}
+
+func attemptsAreChildSpans(t *testing.T, isolation string) {
 	e := newEnv(t)
 	calls := 0
-	v, err := command.New(e.setter("Flaky", "retry.maxAttempts", "3", "retry.backoffInMilliseconds", "0"),
+	v, err := command.New(e.setter("Flaky", "retry.maxAttempts", "3", "retry.backoffInMilliseconds", "0",
+		"execution.isolation.strategy", isolation),
 		func(context.Context) (string, error) {
 			if calls++; calls < 3 {
 				return "", fmt.Errorf("call %d: %w", calls, errDown)
