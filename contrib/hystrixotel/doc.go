@@ -20,6 +20,25 @@
 //	          OnError ─▶ end {hystrix.events, hystrix.failure_type}, status Error, and an
 //	                     exception event unless the error is (or wraps) the run's
 //
+// A retry (retry.maxAttempts > 1) makes each attempt a span of its own, a child of the
+// command span, so a trace shows them as siblings:
+//
+//	span "<command key>"  {hystrix.events [SUCCESS FAILURE RETRY]}, span events "retry"
+//	  ├─ "<key> attempt" {hystrix.attempt 1, hystrix.events [FAILURE]}        status Error
+//	  ├─ "<key> attempt" {hystrix.attempt 2, hystrix.events [FAILURE RETRY]}  status Error
+//	  └─ "<key> attempt" {hystrix.attempt 3, hystrix.events [SUCCESS RETRY]}
+//
+// The first RETRY makes the first attempt's span after the fact (from the command span's
+// start to when the attempt FAILED or TIMED OUT) and starts the second's; each later RETRY
+// ends the current one and starts the next, and the command's end ends the last. An
+// attempt span ends when its outcome was marked (the backoff is between the spans); its
+// status is Error, described by its run's error or its outcome (TIMEOUT, ...), unless it
+// succeeded; the fallback's and the budget's events stay on the command span. An
+// execution that does not retry has no attempt span and pays an atomic load for it (and a
+// clock read when its first attempt fails). Attempts are told apart by the order of the
+// events, so attempts running at once (hedges) need a hook per attempt first; and run's
+// own spans stay children of the command span (no hook gives run the attempt's context).
+//
 // One exception event per error: a command that fails without a fallback records its
 // run's error once, not again as the command's error that wraps it.
 //
@@ -54,7 +73,9 @@
 // read, the events handed to MarkCommandExecution), the rest is the SDK's non-recording
 // span and its context: the Tracer allocates nothing of its own there. A recorded one
 // adds the SDK's span (5 allocations with a batch processor) and the Tracer's execution
-// (1). A span per execution cannot be free with the SDK; the choice is how many
+// (1). An execution that retries adds an attempt span per attempt (the SDK's: 6
+// allocations with a batch processor) and 4 allocations of the Tracer's once
+// (TestAnAttemptSpanAllocatesNoMoreThanTheSDK). A span per execution cannot be free with the SDK; the choice is how many
 // executions get one: a sampler such as
 // sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.01)) records 1 % of the traces and
 // leaves the others at the sampled-out cost, and Metrics alone (no Tracer) costs the

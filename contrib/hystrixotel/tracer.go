@@ -27,6 +27,7 @@ const (
 	AttrThreadPool  = attribute.Key("hystrix.thread_pool")
 	AttrEvents      = attribute.Key("hystrix.events")       // Hystrix event names, in Hystrix order
 	AttrFailureType = attribute.Key("hystrix.failure_type") // e.g. "TIMEOUT", on failed executions
+	AttrAttempt     = attribute.Key("hystrix.attempt")      // an attempt span's number, from 1
 )
 
 // Names of the span events.
@@ -83,6 +84,7 @@ type keyAttributes struct {
 	info     hooks.Info
 	start    []attribute.KeyValue // hystrix.command, hystrix.group, hystrix.thread_pool
 	cacheHit []attribute.KeyValue // and hystrix.events [RESPONSE_FROM_CACHE]
+	attempt  string               // the name of its attempt spans
 }
 
 // internal is the kind of every span.
@@ -95,7 +97,7 @@ func (t *Tracer) attributes(info hooks.Info) *keyAttributes {
 	}
 	start := []attribute.KeyValue{AttrCommand.String(info.CommandKey), AttrGroup.String(info.GroupKey),
 		AttrThreadPool.String(info.ThreadPoolKey)}
-	k := &keyAttributes{info: info, start: start,
+	k := &keyAttributes{info: info, start: start, attempt: info.CommandKey + " attempt",
 		cacheHit: append(slices.Clip(start), AttrEvents.StringSlice([]string{metrics.ResponseFromCache.String()}))}
 	t.keys.Store(info.CommandKey, k) // a key whose group differs in another runtime takes turns
 	return k
@@ -105,10 +107,13 @@ func (t *Tracer) attributes(info hooks.Info) *keyAttributes {
 // span's context with the execution as its value for executionKey (one allocation).
 type execution struct {
 	context.Context
-	key    string
-	span   trace.Span
-	events atomic.Uint32         // bit per metrics.EventType
-	runErr atomic.Pointer[error] // the run's error, recorded by OnExecutionError
+	key      string
+	attrs    *keyAttributes
+	span     trace.Span
+	events   atomic.Uint32            // bit per metrics.EventType
+	runErr   atomic.Pointer[error]    // the run's error, recorded by OnExecutionError
+	failedAt atomic.Int64             // when the first attempt FAILED or TIMED OUT (Unix ns)
+	attempts atomic.Pointer[attempts] // the attempt spans, from the first RETRY on
 }
 
 type executionKey struct{}
@@ -139,11 +144,13 @@ func (t *Tracer) OnStart(ctx context.Context, info hooks.Info) (context.Context,
 	if !span.IsRecording() {
 		return ctx, nil // sampled out: the context still carries the trace on
 	}
-	span.SetAttributes(t.attributes(info).start...)
-	return &execution{Context: ctx, key: info.CommandKey, span: span}, nil
+	attrs := t.attributes(info)
+	span.SetAttributes(attrs.start...)
+	return &execution{Context: ctx, key: info.CommandKey, attrs: attrs, span: span}, nil
 }
 
-// MarkEvent adds e to the execution's events; a timeout and a retry are also span events.
+// MarkEvent adds e to the execution's events; a timeout and a retry are also span
+// events, and a retry starts an attempt span (attempts.go).
 func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
 	x := traced(ctx, key)
 	if x == nil || int(e) >= 32 {
@@ -155,7 +162,10 @@ func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string)
 		x.span.AddEvent(EventTimeout)
 	case metrics.Retry:
 		x.span.AddEvent(EventRetry)
+		t.retried(x)
+		return
 	}
+	x.attempted(e)
 }
 
 // OnExecutionError records the run's error on the span.
@@ -163,6 +173,9 @@ func (t *Tracer) OnExecutionError(ctx context.Context, info hooks.Info, err erro
 	if x := traced(ctx, info.CommandKey); x != nil {
 		x.runErr.Store(&err)
 		x.span.RecordError(err)
+		if as := x.attempts.Load(); as != nil {
+			as.failed(err)
+		}
 	}
 }
 
@@ -212,6 +225,9 @@ func (t *Tracer) OnCacheHit(ctx context.Context, info hooks.Info) {
 }
 
 func (x *execution) end(err error) {
+	if as := x.attempts.Load(); as != nil {
+		as.close()
+	}
 	set := x.events.Load()
 	x.span.SetAttributes(eventsOf(set)...)
 	if err != nil {

@@ -4,12 +4,16 @@ package hystrixotel
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -54,6 +58,51 @@ func TestTracerAllocatesNoMoreThanTheSDK(t *testing.T) {
 			assert.Equal(t, spans+tc.own, traced, "the SDK's %v and the Tracer's own %v", spans, tc.own)
 		})
 	}
+}
+
+// TestAnAttemptSpanAllocatesNoMoreThanTheSDK pins what attempt spans add to a recorded
+// execution that retries, next to the same execution with the span event "retry" alone
+// (the shape before attempt spans): per attempt the SDK's span and its calls, and once
+// per execution that retries the Tracer's attempts and the first attempt's start time.
+func TestAnAttemptSpanAllocatesNoMoreThanTheSDK(t *testing.T) {
+	info := hooks.Info{CommandKey: "K", GroupKey: "G", ThreadPoolKey: "P"}
+	ctx := context.Background()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
+	defer func() { require.NoError(t, tp.Shutdown(ctx)) }()
+	tr := NewTracer(tp)
+	err := errors.New("down")
+	run := func(retries int, retry func(x context.Context)) float64 {
+		return testing.AllocsPerRun(100, func() {
+			x, _ := tr.OnStart(ctx, info)
+			for range retries {
+				tr.MarkEvent(x, metrics.Failure, info.CommandKey)
+				tr.OnExecutionError(x, info, err)
+				retry(x)
+			}
+			tr.MarkEvent(x, metrics.Success, info.CommandKey)
+			tr.OnSuccess(x, info)
+		})
+	}
+	attemptSpans := func(retries int) float64 {
+		with := run(retries, func(x context.Context) { tr.MarkEvent(x, metrics.Retry, info.CommandKey) })
+		without := run(retries, func(x context.Context) {
+			x.(*execution).events.Or(1 << metrics.Retry)
+			x.(*execution).span.AddEvent(EventRetry)
+		})
+		return with - without
+	}
+
+	sdk := tp.Tracer(ScopeName)
+	attrs := attemptAttributes(2, 1<<metrics.Failure|1<<metrics.Retry)
+	span := testing.AllocsPerRun(100, func() {
+		_, s := sdk.Start(ctx, "K attempt", internal...)
+		s.SetAttributes(attrs...)
+		s.SetStatus(codes.Error, "down")
+		s.End(trace.WithTimestamp(time.Now()))
+	})
+	const own = 4 // the attempts, and the options of the first attempt span's start (its timestamp)
+	assert.Equal(t, 2*span+own, attemptSpans(1), "the first retry: two attempt spans of %v and the Tracer's own", span)
+	assert.Equal(t, 3*span+own, attemptSpans(2), "a further retry: an attempt span of %v", span)
 }
 
 // discard is a span exporter that drops every span.

@@ -144,6 +144,12 @@
         num(d.rollingCountAdaptiveRejected),
       failure: num(d.rollingCountFailure),
       limited: num(d.rollingCountRateLimited), injected: num(d.rollingCountFaultInjected),
+      // Retries and hedges (extra fields: a Hystrix stream from elsewhere has none, and HEDGE
+      // only a runtime that hedges): their cells show when the frame has their fields.
+      retries: d.rollingCountRetry !== undefined || d.rollingCountBudgetExhausted !== undefined,
+      hedges: d.rollingCountHedge !== undefined,
+      retry: num(d.rollingCountRetry), budgetExhausted: num(d.rollingCountBudgetExhausted),
+      hedge: num(d.rollingCountHedge),
       // Streams (extra fields, absent for other keys): items, establishment timeouts, cuts, resumes.
       streams: d.rollingCountEstablishTimeout !== undefined || d.rollingCountMidStreamFailure !== undefined ||
         d.rollingCountStreamResumed !== undefined,
@@ -338,7 +344,10 @@
         card.root.append(card.spark);
         card.list('counts', [['success', 'Success'], ['shortCircuited', 'Short-circ.'], ['badRequest', 'Bad request'],
           ['timeout', 'Timeout'], ['rejected', 'Rejected'], ['failure', 'Failure'],
-          ['limited', 'Rate-limited'], ['injected', 'Faults injected']]);
+          ['limited', 'Rate-limited'], ['injected', 'Faults injected'],
+          ['retry', 'Retries', 'RETRY: attempts beyond the first'],
+          ['budgetExhausted', 'Budget exh.', 'BUDGET_EXHAUSTED: retries or hedges the budget refused'],
+          ['hedge', 'Hedges', 'HEDGE: attempts started while another was running']]);
         card.list('stream', [['items', 'Items'], ['establishTimeout', 'Estab. t/o', 'ESTABLISH_TIMEOUT'],
           ['midStream', 'Mid-stream', 'MID_STREAM_FAILURE'], ['resumed', 'Resumed', 'STREAM_RESUMED']]);
         card.root.append(el('div', 'caption', 'Execution latency, ms'));
@@ -369,7 +378,11 @@
         card.set('since', item.changedAt ? `${v.state} since ${clock(item.changedAt)}` : '');
         for (const c of ['open', 'partial', 'forced-open', 'forced-closed']) card.flag(c, v.stateClass === c);
         for (const k of ['success', 'shortCircuited', 'badRequest', 'timeout', 'rejected', 'failure',
-          'limited', 'injected', 'p50', 'p90', 'p99', 'p995', 'mean']) card.set(k, int(v[k]));
+          'limited', 'injected', 'retry', 'budgetExhausted', 'hedge', 'p50', 'p90', 'p99', 'p995', 'mean']) {
+          card.set(k, int(v[k]));
+        }
+        card.flag('retries', v.retries);
+        card.flag('hedges', v.hedges);
         card.flag('streams', v.streams);
         if (v.streams) for (const k of ['items', 'establishTimeout', 'midStream', 'resumed']) card.set(k, int(v[k]));
         drawSpark(card.sparkCtx, item.history, now);
