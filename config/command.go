@@ -100,6 +100,18 @@ type CommandProperties struct {
 	// thousandths of a token (100 is 0.1).
 	BudgetTokenRatio *Property[int]
 
+	// Hedging (beyond Hystrix: command/stage_hedge.go), its extra attempts from the budget.
+
+	// HedgeMaxHedges: hedge.maxHedges = 0 (0..10): extra attempts started while the first
+	// has not answered, one per delay; 0 is no hedging.
+	HedgeMaxHedges *Property[int]
+	// HedgeDelay: hedge.delayInMilliseconds = 100 (>= 0): the wait before each hedge, and
+	// the fallback of hedge.delayPercentile while the key has too few samples.
+	HedgeDelay *Property[time.Duration]
+	// HedgeDelayPercentile: hedge.delayPercentile = 0 (0..99): above 0, the wait before
+	// each hedge is the key's own rolling run-latency percentile (90, 95, 99).
+	HedgeDelayPercentile *Property[int]
+
 	k keyState
 }
 
@@ -217,6 +229,16 @@ var (
 	// BudgetTokenRatio is budget.tokenRatioInThousandths.
 	BudgetTokenRatio = key("budget.tokenRatioInThousandths", 100, intCodec, atLeast(0),
 		func(c *cmd) **Property[int] { return &c.BudgetTokenRatio })
+
+	// HedgeMaxHedges is hedge.maxHedges.
+	HedgeMaxHedges = key("hedge.maxHedges", 0, intCodec, within(0, 10),
+		func(c *cmd) **Property[int] { return &c.HedgeMaxHedges })
+	// HedgeDelay is hedge.delayInMilliseconds.
+	HedgeDelay = key("hedge.delayInMilliseconds", 100*time.Millisecond, millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.HedgeDelay })
+	// HedgeDelayPercentile is hedge.delayPercentile.
+	HedgeDelayPercentile = key("hedge.delayPercentile", 0, intCodec, within(0, 99),
+		func(c *cmd) **Property[int] { return &c.HedgeDelayPercentile })
 )
 
 // commandScope is the table of every command property, shared by every command key.
@@ -258,6 +280,9 @@ var commandScope = func() *scope[cmd] {
 		BudgetMinPerSecond.d,
 		BudgetMaxTokens.d,
 		BudgetTokenRatio.d,
+		HedgeMaxHedges.d,
+		HedgeDelay.d,
+		HedgeDelayPercentile.d,
 	)
 	sc.checks = []check[cmd]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),

@@ -59,6 +59,9 @@ func TestCommandDefaults(t *testing.T) {
 		"budget.minPerSecond":                                 "10",
 		"budget.maxTokens":                                    "0",
 		"budget.tokenRatioInThousandths":                      "100",
+		"hedge.maxHedges":                                     "0",
+		"hedge.delayInMilliseconds":                           "100",
+		"hedge.delayPercentile":                               "0",
 	}, settingsMap(t, "hystrix.command.Cmd.", c.Settings()))
 
 	assert.Equal(t, "Cmd", c.Key())
@@ -148,7 +151,7 @@ func TestSettingsOrderFollowsStructOrder(t *testing.T) {
 	s := c.Settings()
 	require.NotEmpty(t, s)
 	assert.Equal(t, "execution.isolation.strategy", s[0].Name)
-	assert.Equal(t, BudgetTokenRatio.Name(), s[len(s)-1].Name)
+	assert.Equal(t, HedgeDelayPercentile.Name(), s[len(s)-1].Name)
 }
 
 func TestIsolationStrategy(t *testing.T) {

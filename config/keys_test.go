@@ -70,6 +70,7 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		RetryMaxAttempts.Name(), RetryBackoff.Name(), RetryMaxBackoff.Name(), RetryOnTimeout.Name(),
 		RetryTimeoutPerAttempt.Name(), BudgetEnabled.Name(), BudgetGroup.Name(), BudgetPercent.Name(),
 		BudgetMinPerSecond.Name(), BudgetMaxTokens.Name(), BudgetTokenRatio.Name(),
+		HedgeMaxHedges.Name(), HedgeDelay.Name(), HedgeDelayPercentile.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),

@@ -46,7 +46,7 @@ var commandShape = object{
 	"rollingCountResponsesFromCache": kInt, "rollingCountSemaphoreRejected": kInt,
 	"rollingCountShortCircuited": kInt, "rollingCountSuccess": kInt,
 	"rollingCountThreadPoolRejected": kInt, "rollingCountTimeout": kInt,
-	"rollingCountRetry": kInt, "rollingCountBudgetExhausted": kInt,
+	"rollingCountRetry": kInt, "rollingCountBudgetExhausted": kInt, "rollingCountHedge": kInt,
 	"currentConcurrentExecutionCount": kInt, "rollingMaxConcurrentExecutionCount": kInt,
 	"latencyExecute_mean": kInt, "latencyExecute": kPct, "latencyTotal_mean": kInt, "latencyTotal": kPct,
 	"propertyValue_circuitBreakerRequestVolumeThreshold":             kInt,

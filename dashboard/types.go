@@ -65,6 +65,7 @@ type CommandCounts struct {
 	// Beyond Hystrix (a Hystrix dashboard ignores them): retries and the retry budget.
 	Retry           int64 `json:"rollingCountRetry"`
 	BudgetExhausted int64 `json:"rollingCountBudgetExhausted"`
+	Hedge           int64 `json:"rollingCountHedge"`
 }
 
 // CommandPropertyValues are the property values a command actually runs with.

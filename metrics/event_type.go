@@ -35,8 +35,14 @@ const (
 	// that of the attempts it made).
 	BudgetExhausted
 
+	// Hedging (command/stage_hedge.go).
+
+	// Hedge is an attempt started while an earlier one of the same try has not answered:
+	// each one a completion of its own, so its rolling count is the number of hedges.
+	Hedge
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(BudgetExhausted) + 1
+	NumEventTypes = int(Hedge) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -92,6 +98,7 @@ var eventInfos = [NumEventTypes]eventInfo{
 	CommandMaxActive:   {name: "COMMAND_MAX_ACTIVE"},
 	Retry:              {name: "RETRY", stream: "Retry"},
 	BudgetExhausted:    {name: "BUDGET_EXHAUSTED", stream: "BudgetExhausted"},
+	Hedge:              {name: "HEDGE", stream: "Hedge"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.
