@@ -29,6 +29,7 @@ type attempt struct {
 	// a pool goroutine), the rest only by the side that won (the caller's side writes
 	// execLatency when it won by leaving).
 	executed    bool          // run started: metrics' MarkStart was called
+	hedged      bool          // set before it starts: the hedge stage, not the run, publishes its value
 	end         time.Duration // when run returned
 	execLatency time.Duration // how long run took (runLatency)
 

@@ -129,6 +129,7 @@ var layout = []stage{
 	onStart{},
 	fallback{},
 	retry{},
+	hedge{},
 	breakerGate{},
 	semaphore{},
 	timeout{},

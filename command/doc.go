@@ -39,6 +39,8 @@
 //	                resume into the fallback behind its semaphore
 //	  retry         retry.maxAttempts > 1 only: runs the rest again with a new attempt
 //	                while it FAILED, after a backoff, within the key's budget
+//	  hedge         hedge.maxHedges > 0 only: runs the rest on goroutines, one attempt
+//	                each, another after each delay; the first success wins
 //	  breakerGate   Attempt on the way in; on the way out it reports the verdict it got
 //	  semaphore     SEMAPHORE only: the execution semaphore, held until the rest returns
 //	  timeout       starts the attempt's clock (queue wait counts) and its deadline, and
@@ -139,6 +141,28 @@
 // budget.maxTokens selects gRPC's token bucket instead. A retry the budget refuses is not
 // made: BUDGET_EXHAUSTED, which says nothing about health. Without retries a key has no
 // retry stage and pays nothing.
+//
+// # Hedging
+//
+// With hedge.maxHedges above 0 the hedge stage (stage_hedge.go) runs each try of the
+// stages inside it on goroutines of its own: the first attempt at once, and while none
+// has answered, another after each delay (hedge.delayInMilliseconds, or with
+// hedge.delayPercentile the key's own rolling run-latency percentile, e.g. its p95, once
+// its window holds 20 requests), up to maxHedges more, each taken from the budget
+// (refused: BUDGET_EXHAUSTED, no more hedges) and recording HEDGE. The first attempt that
+// succeeds wins: the stage, not the run, publishes its value (an attempt's run keeps its
+// result in the attempt while hedged), the command reports it (x.last) and the others
+// are cancelled through their run contexts; they end on their own goroutines and count
+// themselves there (CANCELLED when the cancel ended them, a run error after it is not a
+// FAILURE). When every attempt fails the command's outcome is the last failure and its
+// fallback runs once; when the caller leaves, no hedge starts and the command is
+// CANCELLED once its attempts end (each ends with the caller, as a single attempt does).
+// It sits just inside the retry, so that a retry retries a try whose hedges all failed
+// (and the retry keeps recording the budget's originals), and outside the breaker's gate,
+// the isolation and the timeout, so that each attempt asks the breaker, takes its own
+// permit (SEMAPHORE) or goroutine (THREAD), has its own clock and reports its outcome.
+// The hedge starts the command's clock itself, before its attempts, and lets the caller
+// of Queue or Observe go at once. A stream is never hedged.
 //
 // # Timeouts and the run context
 //
