@@ -34,6 +34,7 @@ const (
 	EventTimeout  = "timeout"  // the run did not finish within the execution timeout
 	EventFallback = "fallback" // the fallback starts
 	EventRetry    = "retry"    // an attempt beyond the first starts (retry.maxAttempts)
+	EventHedge    = "hedge"    // an attempt starts while an earlier one has not answered (hedge.maxHedges)
 )
 
 // Tracer traces every command execution as a span, a child of the span in the caller's
@@ -143,7 +144,8 @@ func (t *Tracer) OnStart(ctx context.Context, info hooks.Info) (context.Context,
 	return &execution{Context: ctx, key: info.CommandKey, span: span}, nil
 }
 
-// MarkEvent adds e to the execution's events; a timeout and a retry are also span events.
+// MarkEvent adds e to the execution's events; a timeout, a retry and a hedge are also span
+// events.
 func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
 	x := traced(ctx, key)
 	if x == nil || int(e) >= 32 {
@@ -155,6 +157,8 @@ func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string)
 		x.span.AddEvent(EventTimeout)
 	case metrics.Retry:
 		x.span.AddEvent(EventRetry)
+	case metrics.Hedge:
+		x.span.AddEvent(EventHedge)
 	}
 }
 
