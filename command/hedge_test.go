@@ -74,6 +74,10 @@ func TestHedgeWinsOverASlowFirstAttempt(t *testing.T) {
 	assert.Equal(t, ev(metrics.Success, metrics.Hedge), cmd.ExecutionEvents())
 	e.waitCounts("H", []int64{1, 0, 1, 1, 0}, metrics.Success, metrics.Failure, metrics.Hedge, metrics.Cancelled, metrics.FallbackSuccess)
 	assert.Equal(t, metrics.NewHealthCounts(1, 0), e.rt.Metrics().Command("H").HealthCounts(), "a cancelled loser says nothing of health")
+	e.clk.Advance(time.Minute)
+	e.rt.Metrics().Flush()
+	assert.Zero(t, e.rt.Metrics().Command("H").ExecutionLatencyPercentile(100),
+		"only the winner's latency (0 on the fake clock): the loser's, cut short at 10 ms, joins no distribution")
 	e.assertIdle("H")
 }
 

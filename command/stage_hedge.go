@@ -183,14 +183,15 @@ func (t *hedged) run(x *execution, next next, done chan<- *hedged, b budget.Budg
 }
 
 // retire counts an attempt of a hedge whose outcome is not the command's: a completion of
-// its own, CANCELLED when it ended because the caller left or another attempt won.
+// its own, CANCELLED when it ended because the caller left or another attempt won (then
+// without its latency, cut short: it would drag the percentile hedge.delayPercentile reads).
 func (t *hedged) retire(x *execution, b budget.Budget) {
 	a, events := t.a, t.a.events
 	if t.v.kind == cancelled {
 		events |= 1 << metrics.Cancelled
 		a.endThread()
 	}
-	x.record(a, events, x.now()-a.start)
+	x.record(a, events, x.now()-a.start, t.v.kind == cancelled)
 	if b != nil {
 		spent(b, t.v)
 	}
