@@ -54,9 +54,15 @@ func executeAsync(ctx context.Context, cmd *Command[string]) <-chan error {
 }
 
 func TestHedgeWinsOverASlowFirstAttempt(t *testing.T) {
+	for _, iso := range []string{"SEMAPHORE", "THREAD"} {
+		t.Run(iso, func(t *testing.T) { testHedgeWins(t, iso) })
+	}
+}
+
+func testHedgeWins(t *testing.T, iso string) {
 	e := newEnv(t)
 	c := newCalls()
-	cmd := New(e.hedgeSetter("H"), func(ctx context.Context) (string, error) {
+	cmd := New(e.hedgeSetter("H", "execution.isolation.strategy", iso), func(ctx context.Context) (string, error) {
 		if c.next(ctx) == 1 {
 			<-ctx.Done()
 			return "", ctx.Err()
@@ -78,6 +84,9 @@ func TestHedgeWinsOverASlowFirstAttempt(t *testing.T) {
 	e.rt.Metrics().Flush()
 	assert.Zero(t, e.rt.Metrics().Command("H").ExecutionLatencyPercentile(100),
 		"only the winner's latency (0 on the fake clock): the loser's, cut short at 10 ms, joins no distribution")
+	if iso == "THREAD" {
+		e.waitPoolIdle("H")
+	}
 	e.assertIdle("H")
 }
 
@@ -260,4 +269,20 @@ func TestHedgeFlatOut(t *testing.T) {
 	assert.GreaterOrEqual(t, m[0], hedges.Load(), "each command's hedges counted")
 	assert.LessOrEqual(t, m[0], 2*hedges.Load())
 	e.assertIdle("FO")
+}
+
+// Inside a retry: a try whose attempts all failed is retried, and the retry records the
+// budget's original once.
+func TestHedgeInsideARetry(t *testing.T) {
+	e := newEnv(t)
+	run, calls := failingTimes(1, "second")
+	cmd := New(e.hedgeSetter("R", "retry.maxAttempts", "2", "retry.backoffInMilliseconds", "0"), run).
+		WithFallback(fallbackValue("fb"))
+	got, err := cmd.Execute(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "second", got)
+	assert.Equal(t, int32(2), calls.Load(), "the first failed before the hedge's delay: no hedge")
+	assert.Equal(t, ev(metrics.Success, metrics.Failure, metrics.Retry), cmd.ExecutionEvents())
+	assert.Equal(t, []int64{1, 1, 1, 0}, e.counts("R", metrics.Success, metrics.Failure, metrics.Retry, metrics.Hedge))
+	e.assertIdle("R")
 }
