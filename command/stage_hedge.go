@@ -213,7 +213,7 @@ func (x *execution) hedgeDelay() time.Duration {
 // withdrawn reports whether a hedged attempt's run failed because the hedge cancelled its
 // context (another attempt won): that is not the dependency's failure.
 func (a *attempt) withdrawn(err error) bool {
-	if err == nil || !a.hedged {
+	if err == nil {
 		return false
 	}
 	a.rc.mu.Lock()

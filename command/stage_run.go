@@ -43,7 +43,7 @@ func (a *attempt) runOnce() verdict {
 	}
 	a.execLatency = end - a.runStart()
 	v := verdict{kind: cancelled} // the caller left while run ran
-	if err != errUnsubscribed && !x.callerGone(err) && !a.withdrawn(err) {
+	if err != errUnsubscribed && !x.callerGone(err) && !(a.hedged && a.withdrawn(err)) {
 		v = a.classified(err)
 	}
 	a.race.recorded()
