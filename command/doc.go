@@ -162,7 +162,8 @@
 // the isolation and the timeout, so that each attempt asks the breaker, takes its own
 // permit (SEMAPHORE) or goroutine (THREAD), has its own clock and reports its outcome.
 // The hedge starts the command's clock itself, before its attempts, and lets the caller
-// of Queue or Observe go at once. A stream is never hedged.
+// of Queue or Observe go at once. A stream is never hedged, nor a call made WithoutRetry
+// or WithoutHedge (hystrixhttp and hystrixgrpc mark theirs: a call keeps one response).
 //
 // # Timeouts and the run context
 //

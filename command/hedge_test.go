@@ -286,3 +286,29 @@ func TestHedgeInsideARetry(t *testing.T) {
 	assert.Equal(t, []int64{1, 1, 1, 0}, e.counts("R", metrics.Success, metrics.Failure, metrics.Retry, metrics.Hedge))
 	e.assertIdle("R")
 }
+
+// A call made WithoutRetry or WithoutHedge runs one attempt at a time.
+func TestHedgeNeverForACallMarkedWithout(t *testing.T) {
+	for name, mark := range map[string]func(context.Context) context.Context{"WithoutRetry": WithoutRetry, "WithoutHedge": WithoutHedge} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			c, release := newCalls(), make(chan struct{})
+			s := e.hedgeSetter("W")
+			New(s, func(context.Context) (string, error) { return "", nil }).Execute(context.Background()) //nolint:errcheck // makes the key
+			pending := e.clk.Pending()
+			cmd := New(s, func(ctx context.Context) (string, error) {
+				c.next(ctx)
+				<-release
+				return "first", nil
+			})
+			res := executeAsync(mark(context.Background()), cmd)
+			<-c.ctxs
+			assert.Equal(t, pending, e.clk.Pending(), "no hedge timer")
+			e.clk.Advance(time.Second)
+			close(release)
+			require.NoError(t, <-res)
+			assert.Equal(t, int32(1), c.n.Load())
+			assert.Equal(t, ev(metrics.Success), cmd.ExecutionEvents())
+		})
+	}
+}

@@ -22,7 +22,8 @@ import (
 // goroutines and counted there (CANCELLED when they ended because of it). When every
 // attempt fails the command's outcome is the last failure, its fallback runs once. When
 // the caller leaves no hedge starts; the attempts end with it and the command is
-// CANCELLED. A stream is never hedged (its values cannot be taken back).
+// CANCELLED. A stream is never hedged (its values cannot be taken back), nor a call made
+// WithoutRetry (it must not be sent twice) or WithoutHedge.
 type hedge struct {
 	original bool // no retry stage outside: the hedge records the budget's originals
 }
@@ -53,7 +54,7 @@ const (
 )
 
 func (h hedge) run(x *execution, a *attempt, next next) verdict {
-	if x.body.streams() {
+	if x.body.streams() || x.parent.Value(noRetryKey{}) != nil || x.parent.Value(noHedgeKey{}) != nil {
 		return next.run(x, a)
 	}
 	x.detach() // the attempts wait on goroutines of their own: the caller may go now
@@ -219,4 +220,15 @@ func (a *attempt) withdrawn(err error) bool {
 	a.rc.mu.Lock()
 	defer a.rc.mu.Unlock()
 	return a.rc.err == errCanceled
+}
+
+// noHedgeKey marks a context whose commands are never hedged (WithoutHedge).
+type noHedgeKey struct{}
+
+// WithoutHedge returns ctx marked so that a command executed with it (or a context made
+// from it) runs one attempt at a time, whatever its key's hedge.maxHedges: a run that
+// cannot run twice at once (hystrixhttp and hystrixgrpc mark theirs, whose calls keep
+// one response at a time). WithoutRetry implies it.
+func WithoutHedge(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noHedgeKey{}, true)
 }
