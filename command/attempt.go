@@ -31,6 +31,7 @@ type attempt struct {
 	// execLatency when it won by leaving).
 	executed    bool          // run started: metrics' MarkStart was called
 	fault       uint8         // the fault run gives instead (config.Fault+1), 0: none; set by faultInjection before run starts
+	hedged      bool          // set before it starts: the hedge stage, not the run, publishes its value
 	end         time.Duration // when run returned
 	execLatency time.Duration // how long run took (runLatency)
 

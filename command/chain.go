@@ -130,6 +130,7 @@ var layout = []stage{
 	onStart{},
 	fallback{},
 	retry{},
+	hedge{},
 	breakerGate{},
 	rateLimit{},
 	semaphore{},

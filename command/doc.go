@@ -40,6 +40,8 @@
 //	                resume into the fallback behind its semaphore
 //	  retry         retry.maxAttempts > 1 only: runs the rest again with a new attempt
 //	                while it FAILED, after a backoff, within the key's budget
+//	  hedge         hedge.maxHedges > 0 only: runs the rest on goroutines, one attempt
+//	                each, another after each delay; the first success wins
 //	  breakerGate   Attempt on the way in; on the way out it reports the verdict it got
 //	  rateLimit     rateLimit.enabled only: a permit from the group's limiter, now or
 //	                after a wait of at most maxWait (RATE_LIMITED, neutral, when none)
@@ -212,6 +214,29 @@
 // *FaultError, and FAULT_INJECTED is neutral: the fault counts once, as what it imitates.
 // Off (by dynamic config, live) the stage is not in the key's chain and costs nothing
 // (bench_test.go: BenchmarkExecuteFaultInjectionOff).
+//
+// # Hedging
+//
+// With hedge.maxHedges above 0 the hedge stage (stage_hedge.go) runs each try of the
+// stages inside it on goroutines of its own: the first attempt at once, and while none
+// has answered, another after each delay (hedge.delayInMilliseconds, or with
+// hedge.delayPercentile the key's own rolling run-latency percentile, e.g. its p95, once
+// its window holds 20 requests), up to maxHedges more, each taken from the budget
+// (refused: BUDGET_EXHAUSTED, no more hedges) and recording HEDGE. The first attempt that
+// succeeds wins: the stage, not the run, publishes its value (an attempt's run keeps its
+// result in the attempt while hedged), the command reports it (x.last) and the others
+// are cancelled through their run contexts; they end on their own goroutines and count
+// themselves there (CANCELLED when the cancel ended them, a run error after it is not a
+// FAILURE). When every attempt fails the command's outcome is the last failure and its
+// fallback runs once; when the caller leaves, no hedge starts and the command is
+// CANCELLED once its attempts end (each ends with the caller, as a single attempt does).
+// It sits just inside the retry, so that a retry retries a try whose hedges all failed
+// (and the retry keeps recording the budget's originals), and outside the breaker's gate,
+// the isolation and the timeout, so that each attempt asks the breaker, takes its own
+// permit (SEMAPHORE) or goroutine (THREAD), has its own clock and reports its outcome.
+// The hedge starts the command's clock itself, before its attempts, and lets the caller
+// of Queue or Observe go at once. A stream is never hedged, nor a call made WithoutRetry
+// or WithoutHedge (hystrixhttp and hystrixgrpc mark theirs: a call keeps one response).
 //
 // # Timeouts and the run context
 //

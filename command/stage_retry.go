@@ -33,8 +33,8 @@ func (retry) run(x *execution, a *attempt, next next) verdict {
 	b := x.ks.extraBudget()
 	v := next.run(x, a)
 	if b != nil {
-		start := a.start
-		if !x.timed { // refused before its clock started
+		start := x.start // the first attempt's (a hedge inside may still run it)
+		if !x.timed {    // refused before its clock started
 			start = x.now()
 		}
 		b.Original(start)
@@ -60,7 +60,7 @@ func (retry) run(x *execution, a *attempt, next next) verdict {
 		if !x.pause(wait) {
 			return verdict{kind: cancelled}
 		}
-		x.retire(a)
+		x.retire(x.lastAttempt()) // a hedge inside reports one of its attempts
 		a = x.newAttempt()
 		a.timeout = until // the timeout stage makes it what is left
 		a.addEvent(metrics.Retry)

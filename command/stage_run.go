@@ -43,7 +43,7 @@ func (a *attempt) runOnce() verdict {
 	}
 	a.execLatency = end - a.runStart()
 	v := verdict{kind: cancelled} // the caller left while run ran
-	if err != errUnsubscribed && !x.callerGone(err) {
+	if err != errUnsubscribed && !x.callerGone(err) && !(a.hedged && a.withdrawn(err)) {
 		v = a.classified(err)
 	}
 	a.race.recorded()
@@ -120,7 +120,9 @@ func (a *attempt) classified(err error) verdict {
 	switch class {
 	case ClassSuccess:
 		v = a.decide(succeeded, callerErr) // a business error comes with the value
-		x.body.won(a)
+		if !a.hedged {
+			x.body.won(a)
+		}
 	case ClassBadRequest:
 		v = a.decide(badRequest, err)
 	default:
@@ -132,7 +134,7 @@ func (a *attempt) classified(err error) verdict {
 	case class != ClassSuccess:
 		x.ks.rt.safeHook(func() { h.OnExecutionError(a.ctx(), x.ks.info, err) })
 	default:
-		if err == nil {
+		if err == nil && !a.hedged {
 			x.body.emitted(a)
 		}
 		x.ks.rt.safeHook(func() { h.OnExecutionSuccess(a.ctx(), x.ks.info) })

@@ -69,7 +69,7 @@ func (x *execution) publish(k kind) {
 	default:
 		total = x.now() - x.start
 	}
-	executed := x.record(a, x.outer|a.events, total)
+	executed := x.record(a, x.outer|a.events, total, false)
 	if k != cancelled { // after an unsubscribe the execution is not complete, as in Hystrix
 		x.total.Store(int64(max(total, 0)) + 1)
 	}
@@ -95,12 +95,13 @@ func (x *execution) markExecution(a *attempt) {
 // that every attempt counts for health and none keeps holding the key's concurrency. The
 // execution's own events and its terminal event come with the last attempt (terminal).
 func (x *execution) retire(a *attempt) {
-	x.record(a, a.events, x.now()-a.start)
+	x.record(a, a.events, x.now()-a.start, false)
 }
 
 // record folds the completion of attempt a with events into the key's metrics (and its
-// pool's) and reports whether a's run started.
-func (x *execution) record(a *attempt, events uint32, total time.Duration) (executed bool) {
+// pool's; without its latencies when cut, a run another attempt's outcome cut short) and
+// reports whether a's run started.
+func (x *execution) record(a *attempt, events uint32, total time.Duration, cut bool) (executed bool) {
 	executed = a.ran()
 	var latency time.Duration
 	if executed {
@@ -110,7 +111,11 @@ func (x *execution) record(a *attempt, events uint32, total time.Duration) (exec
 	if t := a.thread; t != nil && t.tp != nil {
 		t.record(counts, executed, latency, total)
 	}
-	x.ks.metrics.MarkComplete(metrics.NewExecutionResult(counts, executed, a.thread != nil, latency, total))
+	res := metrics.NewExecutionResult(counts, executed, a.thread != nil, latency, total)
+	if cut {
+		res = res.WithoutLatency()
+	}
+	x.ks.metrics.MarkComplete(res)
 	return executed
 }
 

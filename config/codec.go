@@ -101,6 +101,16 @@ func atLeast(lo int) func(int) error {
 	}
 }
 
+// within rejects ints outside lo..hi.
+func within(lo, hi int) func(int) error {
+	return func(n int) error {
+		if n < lo || n > hi {
+			return errors.New("must be in " + strconv.Itoa(lo) + ".." + strconv.Itoa(hi))
+		}
+		return nil
+	}
+}
+
 // percentage rejects ints outside 0..100.
 func percentage(n int) error {
 	if n < 0 || n > 100 {

@@ -170,6 +170,18 @@ type CommandProperties struct {
 	// source is held (BLOCK) or the stream fails (FAIL).
 	StreamOverflow *Property[string]
 
+	// Hedging (beyond Hystrix: command/stage_hedge.go), its extra attempts from the budget.
+
+	// HedgeMaxHedges: hedge.maxHedges = 0 (0..10): extra attempts started while the first
+	// has not answered, one per delay; 0 is no hedging.
+	HedgeMaxHedges *Property[int]
+	// HedgeDelay: hedge.delayInMilliseconds = 100 (>= 0): the wait before each hedge, and
+	// the fallback of hedge.delayPercentile while the key has too few samples.
+	HedgeDelay *Property[time.Duration]
+	// HedgeDelayPercentile: hedge.delayPercentile = 0 (0..99): above 0, the wait before
+	// each hedge is the key's own rolling run-latency percentile (90, 95, 99).
+	HedgeDelayPercentile *Property[int]
+
 	k keyState
 }
 
@@ -333,6 +345,16 @@ var (
 	// StreamOverflow is stream.overflow.
 	StreamOverflow = key("stream.overflow", StreamBlock, strCodec, oneOf(StreamBlock, StreamFail),
 		func(c *cmd) **Property[string] { return &c.StreamOverflow })
+
+	// HedgeMaxHedges is hedge.maxHedges.
+	HedgeMaxHedges = key("hedge.maxHedges", 0, intCodec, within(0, 10),
+		func(c *cmd) **Property[int] { return &c.HedgeMaxHedges })
+	// HedgeDelay is hedge.delayInMilliseconds.
+	HedgeDelay = key("hedge.delayInMilliseconds", 100*time.Millisecond, millisCodec, nonNegative,
+		func(c *cmd) **Property[time.Duration] { return &c.HedgeDelay })
+	// HedgeDelayPercentile is hedge.delayPercentile.
+	HedgeDelayPercentile = key("hedge.delayPercentile", 0, intCodec, within(0, 99),
+		func(c *cmd) **Property[int] { return &c.HedgeDelayPercentile })
 )
 
 // The values of stream.overflow.
@@ -403,6 +425,9 @@ var commandScope = func() *scope[cmd] {
 		StreamMaxLifetime.d,
 		StreamMaxItemsInFlight.d,
 		StreamOverflow.d,
+		HedgeMaxHedges.d,
+		HedgeDelay.d,
+		HedgeDelayPercentile.d,
 	)
 	sc.checks = []check[cmd]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),

@@ -82,6 +82,9 @@ func TestCommandDefaults(t *testing.T) {
 		"stream.maxLifetimeInMilliseconds":                    "0",
 		"stream.maxItemsInFlight":                             "0",
 		"stream.overflow":                                     "BLOCK",
+		"hedge.maxHedges":                                     "0",
+		"hedge.delayInMilliseconds":                           "100",
+		"hedge.delayPercentile":                               "0",
 	}, settingsMap(t, "hystrix.command.Cmd.", c.Settings()))
 
 	assert.Equal(t, "Cmd", c.Key())
@@ -171,7 +174,7 @@ func TestSettingsOrderFollowsStructOrder(t *testing.T) {
 	s := c.Settings()
 	require.NotEmpty(t, s)
 	assert.Equal(t, "execution.isolation.strategy", s[0].Name)
-	assert.Equal(t, "stream.overflow", s[len(s)-1].Name)
+	assert.Equal(t, HedgeDelayPercentile.Name(), s[len(s)-1].Name)
 }
 
 func TestIsolationStrategy(t *testing.T) {

@@ -107,6 +107,12 @@ func TestInvalidDynamicValueRejected(t *testing.T) {
 			func(c *CommandProperties) string { return c.RollingPercentileBuckets.String() }, "6"},
 		{"metrics.rollingPercentile.bucketSize", "0", "must be >= 1",
 			func(c *CommandProperties) string { return c.RollingPercentileBucketSize.String() }, "100"},
+		{"hedge.maxHedges", "11", "must be in 0..10",
+			func(c *CommandProperties) string { return c.HedgeMaxHedges.String() }, "0"},
+		{"hedge.delayPercentile", "100", "must be in 0..99",
+			func(c *CommandProperties) string { return c.HedgeDelayPercentile.String() }, "0"},
+		{"hedge.delayInMilliseconds", "-1", "must be >= 0",
+			func(c *CommandProperties) string { return c.HedgeDelay.String() }, "100"},
 		{"metrics.healthSnapshot.intervalInMilliseconds", "99999999999", "out of the 32-bit integer range",
 			func(c *CommandProperties) string { return c.HealthSnapshotInterval.String() }, "500"},
 	} {

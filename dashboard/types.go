@@ -79,9 +79,10 @@ type CommandCounts struct {
 	// ignores it.
 	AdaptiveRejected int64 `json:"rollingCountAdaptiveRejected"`
 
-	// Beyond Hystrix (a Hystrix dashboard ignores them): retries and the retry budget.
+	// Beyond Hystrix (a Hystrix dashboard ignores them): retries, hedges and their budget.
 	Retry           int64 `json:"rollingCountRetry"`
 	BudgetExhausted int64 `json:"rollingCountBudgetExhausted"`
+	Hedge           int64 `json:"rollingCountHedge"`
 
 	// Beyond Hystrix: the stream events (command.Stream), omitted while zero so that a
 	// key without streams sends what Hystrix sends.

@@ -96,7 +96,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Fallback != nil {
 		cmd.WithFallback(x.fallback)
 	}
-	ctx := req.Context()
+	ctx := command.WithoutHedge(req.Context()) // the exchange keeps one response at a time
 	if !x.resendable() {
 		ctx = command.WithoutRetry(ctx)
 	}

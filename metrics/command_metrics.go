@@ -107,7 +107,7 @@ func (m *CommandMetrics) MarkComplete(res ExecutionResult) {
 	}
 	if res.executed {
 		s.current.Add(-1)
-		if m.percentileEnabled.Get() {
+		if m.percentileEnabled.Get() && !res.cutShort {
 			st.sum[0].Add(uint64(max(res.executionLatency, 0)))
 			st.sum[1].Add(uint64(max(res.totalLatency, 0)))
 			s.pct.hist[0].record(int64(res.executionLatency))

@@ -64,8 +64,14 @@ const (
 	// StreamResumed: a stream cut after an item was re-opened from its last item.
 	StreamResumed
 
+	// Hedging (command/stage_hedge.go).
+
+	// Hedge is an attempt started while an earlier one of the same try has not answered:
+	// each one a completion of its own, so its rolling count is the number of hedges.
+	Hedge
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(StreamResumed) + 1
+	NumEventTypes = int(Hedge) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -135,6 +141,8 @@ var eventInfos = [NumEventTypes]eventInfo{
 	StreamIdleTimeout:      {name: "IDLE_TIMEOUT", stream: "IdleTimeout"},
 	StreamMidFailure:       {name: "MID_STREAM_FAILURE", health: Healthy, stream: "MidStreamFailure"},
 	StreamResumed:          {name: "STREAM_RESUMED", stream: "StreamResumed"},
+	// Hedges: neutral, each attempt counts for health on its own.
+	Hedge: {name: "HEDGE", stream: "Hedge"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.

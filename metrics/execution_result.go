@@ -15,6 +15,7 @@ type ExecutionResult struct {
 	events           EventCounts
 	executed         bool
 	executedInThread bool
+	cutShort         bool // WithoutLatency
 	executionLatency time.Duration
 	totalLatency     time.Duration
 }
@@ -69,6 +70,14 @@ func (r ExecutionResult) WithTotalLatency(d time.Duration) ExecutionResult {
 func (r ExecutionResult) WithExecuted(inThread bool) ExecutionResult {
 	r.executed = true
 	r.executedInThread = inThread
+	return r
+}
+
+// WithoutLatency returns r marked as an execution whose latencies join no distribution:
+// its run was cut short by another's outcome (a hedge's loser), so its latency says
+// nothing of the dependency's and would drag a percentile it is measured against.
+func (r ExecutionResult) WithoutLatency() ExecutionResult {
+	r.cutShort = true
 	return r
 }
 

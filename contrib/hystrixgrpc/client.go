@@ -72,7 +72,7 @@ func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *g
 		cmd.WithFallback(u.fallback)
 	}
 	u.retries = c.Retryable != nil && c.Retryable(method)
-	run := ctx
+	run := command.WithoutHedge(ctx) // one attempt fills reply at a time
 	if !u.retries {
 		run = command.WithoutRetry(ctx)
 	}

@@ -70,6 +70,14 @@ func TestMetricsCountEveryScenario(t *testing.T) {
 		if sc.failureType != "" {
 			want["exception_thrown"] = 2 // derived by the metrics
 		}
+		if sc.losers > 0 { // counted on the losers' goroutines, once they end
+			want["cancelled"] = 2 * sc.losers
+			assert.Eventually(t, func() bool {
+				e.clk.Advance(time.Second)
+				e.rt.Metrics().Flush()
+				return assert.ObjectsAreEqual(want, e.events(sc.key))
+			}, 5*time.Second, time.Millisecond)
+		}
 		assert.Equal(t, want, e.events(sc.key), sc.key)
 	}
 }

@@ -35,6 +35,7 @@ const (
 	EventTimeout  = "timeout"  // the run did not finish within the execution timeout
 	EventFallback = "fallback" // the fallback starts
 	EventRetry    = "retry"    // an attempt beyond the first starts (retry.maxAttempts)
+	EventHedge    = "hedge"    // an attempt starts while an earlier one has not answered (hedge.maxHedges)
 )
 
 // Tracer traces every command execution as a span, a child of the span in the caller's
@@ -149,8 +150,8 @@ func (t *Tracer) OnStart(ctx context.Context, info hooks.Info) (context.Context,
 	return &execution{Context: ctx, key: info.CommandKey, attrs: attrs, span: span}, nil
 }
 
-// MarkEvent adds e to the execution's events; a timeout and a retry are also span
-// events, and a retry starts an attempt span (attempts.go).
+// MarkEvent adds e to the execution's events; a timeout, a retry and a hedge are also
+// span events, and a retry starts an attempt span (attempts.go).
 func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
 	x := traced(ctx, key)
 	if x == nil || int(e) >= 32 {
@@ -164,6 +165,8 @@ func (t *Tracer) MarkEvent(ctx context.Context, e metrics.EventType, key string)
 		x.span.AddEvent(EventRetry)
 		t.retried(x)
 		return
+	case metrics.Hedge:
+		x.span.AddEvent(EventHedge)
 	}
 	x.attempted(e)
 }

@@ -3,6 +3,7 @@ package hystrixotel
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ type scenario struct {
 	spanEvents  []string
 	exceptions  []string // the messages of the "exception" span events, in order
 	failureType string   // "" for a command that succeeded (status Unset)
+	losers      int64    // attempts a hedge cancelled: CANCELLED completions of their own
 }
 
 var errCacheDown = errors.New("cache down")
@@ -80,6 +82,9 @@ var scenarios = []scenario{
 		run:    failsOnce,
 		events: []string{"SUCCESS", "FAILURE", "RETRY"}, spanEvents: []string{"exception", EventRetry},
 		exceptions: []string{"dependency down"}},
+	{key: "Hedged", props: []string{"hedge.maxHedges", "1", "hedge.delayInMilliseconds", "10"},
+		run:    slowFirst,
+		events: []string{"SUCCESS", "HEDGE"}, spanEvents: []string{EventHedge}, losers: 1},
 	{key: "BadRequest", run: returns("", command.BadRequest(errors.New("no such id"))), fallback: true,
 		events:      []string{"BAD_REQUEST"},
 		spanEvents:  []string{"exception"}, // the run's error, which the caller gets unwrapped
@@ -100,6 +105,20 @@ func failsOnce(*env) func(context.Context) (string, error) {
 		if first {
 			first = false
 			return "", errDown
+		}
+		return "v", nil
+	}
+}
+
+// slowFirst returns a run whose first call lets the hedge delay pass on the fake clock and
+// waits for its context (the hedge wins and cancels it); the next answers.
+func slowFirst(e *env) func(context.Context) (string, error) {
+	var first atomic.Bool
+	return func(ctx context.Context) (string, error) {
+		if first.CompareAndSwap(false, true) {
+			e.clk.Advance(10 * time.Millisecond)
+			<-ctx.Done()
+			return "", ctx.Err()
 		}
 		return "v", nil
 	}
