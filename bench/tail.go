@@ -116,10 +116,8 @@ func RunTail(name string, s Tail, lib tailLib) TailOutcome {
 		}
 	}))
 	defer srv.Close()
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 1000
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr}
+	client := loopbackClient()
+	defer client.CloseIdleConnections()
 	get := func(ctx context.Context) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
 		resp, err := client.Do(req)

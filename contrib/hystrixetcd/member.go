@@ -199,14 +199,9 @@ func (m *Member) regrant(ctx context.Context) (clientv3.LeaseID, bool) {
 		if err == nil {
 			return lease, true
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !backOff(ctx, &wait) {
 			return 0, false
-		case <-t.C:
 		}
-		wait = min(2*wait, maxBackoff)
 	}
 }
 

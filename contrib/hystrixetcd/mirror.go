@@ -147,13 +147,22 @@ func (m *mirror) reread(ctx context.Context) (int64, bool) {
 		if failures == 0 {
 			slog.Warn("hystrixetcd: etcd unreachable, the last values stay", "prefix", m.prefix, "error", err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !backOff(ctx, &wait) {
 			return 0, false
-		case <-t.C:
 		}
-		wait = min(2*wait, maxBackoff)
 	}
+}
+
+// backOff waits *wait, then doubles it up to maxBackoff; it reports false, at once, when
+// ctx ends first.
+func backOff(ctx context.Context, wait *time.Duration) bool {
+	t := time.NewTimer(*wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	}
+	*wait = min(2**wait, maxBackoff)
+	return true
 }
