@@ -83,8 +83,8 @@ func TestRateLimiterAdmitsItsRate(t *testing.T) {
 	assert.Equal(t, 3000+10-1, admitted, "the rate, plus the burst's credit at the start")
 }
 
-// The same with the system clock, for a short while: what the limiter admits follows the
-// real time elapsed.
+// The same with the system clock, for a short while, callers flat out: what the limiter
+// admits follows the real time elapsed.
 func TestRateLimiterAdmitsItsRateOnTheSystemClock(t *testing.T) {
 	rt := NewRuntime()
 	defer rt.Close()
@@ -102,7 +102,6 @@ func TestRateLimiterAdmitsItsRateOnTheSystemClock(t *testing.T) {
 				if _, err := New(s, value("v")).Execute(context.Background()); err == nil {
 					admitted.Add(1)
 				}
-				time.Sleep(4 * time.Millisecond) // about 1,000 a second offered in all
 			}
 		})
 	}
