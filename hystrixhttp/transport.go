@@ -3,6 +3,7 @@ package hystrixhttp
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -44,6 +45,15 @@ import (
 // one attempt, whatever the key's settings. A 429 or 503 with a Retry-After header asks
 // the retry to wait that long before the next attempt. The response of an attempt that
 // is retried is closed here.
+//
+// Hedging (hedge.maxHedges above 0) sends the same requests again while the first has
+// not answered: only what a retry may re-send; any other request runs one attempt at a
+// time. Each attempt keeps its own response: the caller gets the winner's, and the
+// hedge cancels every other attempt through its run context (its request is abandoned on
+// the wire). A loser's response is closed here: drained first (up to 4 KiB, so that its
+// connection can be reused) when it arrives after the caller had its outcome, on the
+// attempt's own goroutine; closed at once when it is already held as the caller gets
+// its outcome, so that the caller never waits for a loser's body.
 //
 // A Transport is safe for concurrent use; its fields must not change once it is in use.
 type Transport struct {
@@ -93,9 +103,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Fallback != nil {
 		cmd.WithFallback(x.fallback)
 	}
-	ctx := command.WithoutHedge(req.Context()) // the exchange keeps one response at a time
+	ctx := req.Context()
 	if !x.resendable() {
-		ctx = command.WithoutRetry(ctx)
+		ctx = command.WithoutRetry(ctx) // and so WithoutHedge
 	}
 	if req.Cancel != nil { //nolint:staticcheck // net/http still closes it for Client.Timeout
 		ctx = cancelChanContext{ctx, req.Cancel} //nolint:staticcheck
@@ -136,10 +146,12 @@ type exchange struct {
 	fellBack bool // the Fallback ran (on the caller's goroutine)
 
 	mu       sync.Mutex
-	settled  bool           // the caller has its outcome
-	sent     bool           // the request went to the base transport, which closes its body
-	attempts int            // runs begun (a retry runs again)
-	resp     *http.Response // the response the last attempt got
+	settled  bool             // the caller has its outcome
+	sent     bool             // the request went to the base transport, which closes its body
+	attempts int              // runs begun (a retry or a hedge runs again)
+	running  int              // runs begun and not ended (more than one: hedged)
+	resp     *http.Response   // the response an attempt got, the caller's if it wins
+	more     []*http.Response // the responses of other attempts of a hedged try
 }
 
 // run is the command's run: one round trip on the run's context, classified.
@@ -148,6 +160,7 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	if !ok {
 		return nil, errAbandoned
 	}
+	defer x.end()
 	req := x.req.WithContext(ctx)
 	if n > 1 { // a retry: a fresh body (resendable checked that GetBody can give one)
 		if err := x.rewind(req); err != nil {
@@ -158,7 +171,7 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !x.deliver(resp, n) {
+	if !x.deliver(resp) {
 		return nil, errAbandoned
 	}
 	switch classify(x.t.Classify, resp.StatusCode) {
@@ -237,7 +250,8 @@ func (t *Transport) base() http.RoundTripper {
 }
 
 // begin reports whether the request may still be sent, and which attempt this is. A
-// retry closes the response of the attempt before it: nobody gets it.
+// retry (no other attempt running) closes the responses of the try before it: nobody
+// gets them. A hedge keeps them: one may still win.
 func (x *exchange) begin() (attempt int, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -246,24 +260,74 @@ func (x *exchange) begin() (attempt int, ok bool) {
 	}
 	x.sent = true
 	x.attempts++
-	if x.resp != nil {
-		x.resp.Body.Close()
-		x.resp = nil
+	if x.running == 0 {
+		x.drop(nil)
 	}
+	x.running++
 	return x.attempts, true
 }
 
-// deliver records the response of attempt n for the caller; false (and the body closed)
-// when the caller has its outcome already or a later attempt began.
-func (x *exchange) deliver(resp *http.Response, n int) bool {
+// end records that a run begun returned.
+func (x *exchange) end() {
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.settled || n != x.attempts {
-		resp.Body.Close()
+	x.running--
+	x.mu.Unlock()
+}
+
+// deliver keeps resp, one attempt's response, for the caller; false (and the body
+// drained and closed) when the caller has its outcome already.
+func (x *exchange) deliver(resp *http.Response) bool {
+	x.mu.Lock()
+	if x.settled {
+		x.mu.Unlock()
+		discard(resp)
 		return false
 	}
-	x.resp = resp
+	if x.resp == nil {
+		x.resp = resp
+	} else {
+		x.more = append(x.more, resp)
+	}
+	x.mu.Unlock()
 	return true
+}
+
+// drop closes every response kept but keep; x.mu held.
+func (x *exchange) drop(keep *http.Response) {
+	if x.resp != nil && x.resp != keep {
+		x.resp.Body.Close()
+	}
+	x.resp = nil
+	for i, r := range x.more {
+		if r != keep {
+			r.Body.Close()
+		}
+		x.more[i] = nil
+	}
+	x.more = x.more[:0]
+}
+
+// kept reports whether resp is a response an attempt got; x.mu held.
+func (x *exchange) kept(resp *http.Response) bool {
+	if resp == x.resp {
+		return resp != nil
+	}
+	for _, r := range x.more {
+		if r == resp {
+			return true
+		}
+	}
+	return false
+}
+
+// drainLimit is how much of a loser's body discard reads, so that its connection can be
+// reused, before it closes it.
+const drainLimit = 4 << 10
+
+// discard drains (up to drainLimit) and closes the body of a response nobody gets.
+func discard(resp *http.Response) {
+	io.CopyN(io.Discard, resp.Body, drainLimit)
+	resp.Body.Close()
 }
 
 // fallback calls the Transport's Fallback.
@@ -279,30 +343,30 @@ func (x *exchange) fallback(_ context.Context, err error) (*http.Response, error
 	return resp, ferr
 }
 
-// produced reports whether resp is the response the run got.
+// produced reports whether resp is a response a run got.
 func (x *exchange) produced(resp *http.Response) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return resp == x.resp
+	return x.kept(resp)
 }
 
 // settle turns the command's outcome into RoundTrip's: a failure response no fallback
 // replaced goes to the caller as it came; the request body of a request never sent and
-// the body of a response the caller does not get are closed.
+// the body of every response the caller does not get (a retried or a losing attempt's)
+// are closed.
 func (x *exchange) settle(resp *http.Response, err error) (*http.Response, error) {
+	var se *StatusError
+	failed := err != nil && !x.fellBack && errors.As(err, &se)
 	x.mu.Lock()
 	x.settled = true
-	sent, got := x.sent, x.resp
+	sent := x.sent
+	if failed && x.kept(se.Response) {
+		resp, err = se.Response, nil
+	}
+	x.drop(resp)
 	x.mu.Unlock()
 	if !sent && x.req.Body != nil {
 		x.req.Body.Close()
-	}
-	var se *StatusError
-	if err != nil && !x.fellBack && got != nil && errors.As(err, &se) && se.Response == got {
-		resp, err = got, nil
-	}
-	if got != nil && got != resp {
-		got.Body.Close()
 	}
 	return resp, err
 }
