@@ -3,7 +3,6 @@ package hystrixhttp
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -50,10 +49,8 @@ import (
 // not answered: only what a retry may re-send; any other request runs one attempt at a
 // time. Each attempt keeps its own response: the caller gets the winner's, and the
 // hedge cancels every other attempt through its run context (its request is abandoned on
-// the wire). A loser's response is closed here: drained first (up to 4 KiB, so that its
-// connection can be reused) when it arrives after the caller had its outcome, on the
-// attempt's own goroutine; closed at once when it is already held as the caller gets
-// its outcome, so that the caller never waits for a loser's body.
+// the wire). A loser's response is closed here, unread: the caller never waits for a
+// loser's body, nor does an attempt's goroutine (a streaming body would hold it).
 //
 // A Transport is safe for concurrent use; its fields must not change once it is in use.
 type Transport struct {
@@ -275,12 +272,12 @@ func (x *exchange) end() {
 }
 
 // deliver keeps resp, one attempt's response, for the caller; false (and the body
-// drained and closed) when the caller has its outcome already.
+// closed) when the caller has its outcome already.
 func (x *exchange) deliver(resp *http.Response) bool {
 	x.mu.Lock()
+	defer x.mu.Unlock()
 	if x.settled {
-		x.mu.Unlock()
-		discard(resp)
+		resp.Body.Close()
 		return false
 	}
 	if x.resp == nil {
@@ -288,7 +285,6 @@ func (x *exchange) deliver(resp *http.Response) bool {
 	} else {
 		x.more = append(x.more, resp)
 	}
-	x.mu.Unlock()
 	return true
 }
 
@@ -318,16 +314,6 @@ func (x *exchange) kept(resp *http.Response) bool {
 		}
 	}
 	return false
-}
-
-// drainLimit is how much of a loser's body discard reads, so that its connection can be
-// reused, before it closes it.
-const drainLimit = 4 << 10
-
-// discard drains (up to drainLimit) and closes the body of a response nobody gets.
-func discard(resp *http.Response) {
-	io.CopyN(io.Discard, resp.Body, drainLimit)
-	resp.Body.Close()
 }
 
 // fallback calls the Transport's Fallback.
