@@ -53,6 +53,12 @@
 //	     run(ctx): next.ServeHTTP(statusWriter, r with ctx) ─> Classify(status written)
 //	     a panic: FAILURE, then raised again; a timeout after the first write: aborted
 //
+// Retries and hedges (retry.maxAttempts, hedge.maxHedges) send again only an idempotent
+// request whose body can be read again (Transport.Idempotent); any other runs one
+// attempt. A hedged request's attempts each keep their own response: the caller gets the
+// winner's, the others are cancelled through their run contexts and their responses
+// closed here.
+//
 // Both default to SEMAPHORE isolation (the call runs on the caller's goroutine, which
 // net/http cancels through the context), at most
 // execution.isolation.semaphore.maxConcurrentRequests (10) at a time per key: raise it

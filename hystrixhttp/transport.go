@@ -48,6 +48,13 @@ import (
 // the retry to wait that long before the next attempt. The response of an attempt that
 // is retried is closed here.
 //
+// Hedging (hedge.maxHedges above 0) sends the same requests again while the first has
+// not answered: only what a retry may re-send; any other request runs one attempt at a
+// time. Each attempt keeps its own response: the caller gets the winner's, and the
+// hedge cancels every other attempt through its run context (its request is abandoned on
+// the wire). A loser's response is closed here, unread: the caller never waits for a
+// loser's body, nor does an attempt's goroutine (a streaming body would hold it).
+//
 // A Transport is safe for concurrent use; its fields must not change once it is in use.
 type Transport struct {
 	// Base makes the requests; nil means http.DefaultTransport.
@@ -96,9 +103,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Fallback != nil {
 		cmd.WithFallback(x.fallback)
 	}
-	ctx := command.WithoutHedge(req.Context()) // the exchange keeps one response at a time
+	ctx := req.Context()
 	if !x.resendable() {
-		ctx = command.WithoutRetry(ctx)
+		ctx = command.WithoutRetry(ctx) // and so WithoutHedge
 	}
 	if req.Cancel != nil { //nolint:staticcheck // net/http still closes it for Client.Timeout
 		ctx = cancelChanContext{ctx, req.Cancel} //nolint:staticcheck
@@ -139,10 +146,12 @@ type exchange struct {
 	fellBack bool // the Fallback ran (on the caller's goroutine)
 
 	mu       sync.Mutex
-	settled  bool           // the caller has its outcome
-	sent     bool           // the request went to the base transport, which closes its body
-	attempts int            // runs begun (a retry runs again)
-	resp     *http.Response // the response the last attempt got
+	settled  bool             // the caller has its outcome
+	sent     bool             // the request went to the base transport, which closes its body
+	attempts int              // runs begun (a retry or a hedge runs again)
+	running  int              // runs begun and not ended (more than one: hedged)
+	resp     *http.Response   // the response an attempt got, the caller's if it wins
+	more     []*http.Response // the responses of other attempts of a hedged try
 }
 
 // run is the command's run: one round trip on the run's context, classified.
@@ -151,6 +160,7 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	if !ok {
 		return nil, errAbandoned
 	}
+	defer x.end()
 	req := x.req.WithContext(ctx)
 	if n > 1 { // a retry: a fresh body (resendable checked that GetBody can give one)
 		if err := x.rewind(req); err != nil {
@@ -161,7 +171,7 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !x.deliver(resp, n) {
+	if !x.deliver(resp) {
 		return nil, errAbandoned
 	}
 	switch classify(x.t.Classify, resp.StatusCode) {
@@ -240,7 +250,8 @@ func (t *Transport) base() http.RoundTripper {
 }
 
 // begin reports whether the request may still be sent, and which attempt this is. A
-// retry closes the response of the attempt before it: nobody gets it.
+// retry (no other attempt running) closes the responses of the try before it: nobody
+// gets them. A hedge keeps them: one may still win.
 func (x *exchange) begin() (attempt int, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -249,24 +260,63 @@ func (x *exchange) begin() (attempt int, ok bool) {
 	}
 	x.sent = true
 	x.attempts++
-	if x.resp != nil {
-		x.resp.Body.Close()
-		x.resp = nil
+	if x.running == 0 {
+		x.drop(nil)
 	}
+	x.running++
 	return x.attempts, true
 }
 
-// deliver records the response of attempt n for the caller; false (and the body closed)
-// when the caller has its outcome already or a later attempt began.
-func (x *exchange) deliver(resp *http.Response, n int) bool {
+// end records that a run begun returned.
+func (x *exchange) end() {
+	x.mu.Lock()
+	x.running--
+	x.mu.Unlock()
+}
+
+// deliver keeps resp, one attempt's response, for the caller; false (and the body
+// closed) when the caller has its outcome already.
+func (x *exchange) deliver(resp *http.Response) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.settled || n != x.attempts {
+	if x.settled {
 		resp.Body.Close()
 		return false
 	}
-	x.resp = resp
+	if x.resp == nil {
+		x.resp = resp
+	} else {
+		x.more = append(x.more, resp)
+	}
 	return true
+}
+
+// drop closes every response kept but keep; x.mu held.
+func (x *exchange) drop(keep *http.Response) {
+	if x.resp != nil && x.resp != keep {
+		x.resp.Body.Close()
+	}
+	x.resp = nil
+	for i, r := range x.more {
+		if r != keep {
+			r.Body.Close()
+		}
+		x.more[i] = nil
+	}
+	x.more = x.more[:0]
+}
+
+// kept reports whether resp is a response an attempt got; x.mu held.
+func (x *exchange) kept(resp *http.Response) bool {
+	if resp == x.resp {
+		return resp != nil
+	}
+	for _, r := range x.more {
+		if r == resp {
+			return true
+		}
+	}
+	return false
 }
 
 // fallback calls the Transport's Fallback.
@@ -282,30 +332,30 @@ func (x *exchange) fallback(_ context.Context, err error) (*http.Response, error
 	return resp, ferr
 }
 
-// produced reports whether resp is the response the run got.
+// produced reports whether resp is a response a run got.
 func (x *exchange) produced(resp *http.Response) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return resp == x.resp
+	return x.kept(resp)
 }
 
 // settle turns the command's outcome into RoundTrip's: a failure response no fallback
 // replaced goes to the caller as it came; the request body of a request never sent and
-// the body of a response the caller does not get are closed.
+// the body of every response the caller does not get (a retried or a losing attempt's)
+// are closed.
 func (x *exchange) settle(resp *http.Response, err error) (*http.Response, error) {
+	var se *StatusError
+	failed := err != nil && !x.fellBack && errors.As(err, &se)
 	x.mu.Lock()
 	x.settled = true
-	sent, got := x.sent, x.resp
+	sent := x.sent
+	if failed && x.kept(se.Response) {
+		resp, err = se.Response, nil
+	}
+	x.drop(resp)
 	x.mu.Unlock()
 	if !sent && x.req.Body != nil {
 		x.req.Body.Close()
-	}
-	var se *StatusError
-	if err != nil && !x.fellBack && got != nil && errors.As(err, &se) && se.Response == got {
-		resp, err = got, nil
-	}
-	if got != nil && got != resp {
-		got.Body.Close()
 	}
 	return resp, err
 }
