@@ -45,7 +45,7 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 	a := host(100, 10, 90, 6, 4, 0, 2, 0, 0, dashboard.Percentiles{0, 0, 10, 0, 20, 0, 40, 50, 0}, 12, false, 2, 4, 40, 4, 8)
 	a.Commands = append(a.Commands, dashboard.Command{Name: "OnlyOnA", Group: "A", ThreadPool: "A"})
 	b := host(300, 30, 200, 50, 40, 10, 0, 3, 3, dashboard.Percentiles{0, 0, 21, 0, 41, 0, 81, 101, 0}, 25, true, 3, 6, 60, 6, 10)
-	a.Commands[0].Retry, b.Commands[0].Retry, b.Commands[0].BudgetExhausted = 7, 12, 2 // no HEDGE: its cell hidden
+	a.Commands[0].Retry, b.Commands[0].Retry, b.Commands[0].BudgetExhausted, b.Commands[0].Hedge = 7, 12, 2, 3
 
 	pageMux := http.NewServeMux()
 	pageMux.Handle("/hystrix/", dashboard.NewPageHandler())
@@ -70,13 +70,13 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 		"keys": "Users · pool Users", "hosts": "2 hosts, 20.4/s each", "state": "Open on 1 of 2",
 		"rate": "40.8", "errorPct": "20.0", "since": "",
 		"success": "290", "shortCircuited": "10", "badRequest": "3", "timeout": "44", "rejected": "5", "failure": "56",
-		"limited": "0", "injected": "0", "retry": "19", "budgetExhausted": "2", "hedge": "0",
+		"limited": "0", "injected": "0", "retry": "19", "budgetExhausted": "2", "hedge": "3",
 		"items": "", "establishTimeout": "", "midStream": "", "resumed": "", // not a stream key: not written
 		"p50": "15", "p90": "30", "p99": "60", "p995": "75", "mean": "18",
 	}, getUser.Fields)
 	assert.Contains(t, getUser.Classes, "partial")
 	assert.Contains(t, getUser.Classes, "retries")
-	assert.NotContains(t, getUser.Classes, "hedges")
+	assert.Contains(t, getUser.Classes, "hedges")
 	// 20.4/s a host: a radius of 4 + 20 * sqrt(20.4 / 400) = 8.5; 20 % errors, between
 	// Hystrix's green (10 %) and yellow (25 %); open on one host only, so not red.
 	assert.Equal(t, &circle{R: 8.5, Fill: "hsl(72, 80%, 40%)"}, getUser.Circle)

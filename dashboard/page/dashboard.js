@@ -144,8 +144,8 @@
         num(d.rollingCountAdaptiveRejected),
       failure: num(d.rollingCountFailure),
       limited: num(d.rollingCountRateLimited), injected: num(d.rollingCountFaultInjected),
-      // Retries and hedges (extra fields: a Hystrix stream from elsewhere has none, and HEDGE
-      // only a runtime that hedges): their cells show when the frame has their fields.
+      // Retries and hedges (extra fields: a Hystrix stream from elsewhere has none): their
+      // cells show when the frame has their fields.
       retries: d.rollingCountRetry !== undefined || d.rollingCountBudgetExhausted !== undefined,
       hedges: d.rollingCountHedge !== undefined,
       retry: num(d.rollingCountRetry), budgetExhausted: num(d.rollingCountBudgetExhausted),
