@@ -23,7 +23,10 @@
 // divided by the instances expected) until a renewal succeeds. A renewal that finds fewer
 // live instances than the last one (Redis restarted empty and the others have not
 // renewed yet, or an instance died) does not grow the share that round, so a restart
-// does not hand the budget out twice.
+// does not hand the budget out twice. When the share goes up, the permits spent at the
+// old rate count at the new one (at most a burst and the longest wait of debt is kept):
+// a limiter's first share, from a period with almost no demand, is tiny, and its debt
+// counted in that share's interval would otherwise refuse the instance for seconds.
 //
 //	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 //	l, err := hystrixredis.NewLimiter(client, hystrixredis.Config{

@@ -243,6 +243,15 @@ func (g *gcra) reserve(now, maxWait int64) (time.Duration, bool) {
 	}
 	for {
 		tat := g.tat.Load()
+		if hi := now + g.burst*iv + maxWait; tat > hi {
+			// The share went up: the debt was run up in the old, longer interval. Keep what
+			// the new one allows at most (a burst and the longest wait), or a small first
+			// share would hold the instance back for many seconds.
+			if !g.tat.CompareAndSwap(tat, hi) {
+				continue
+			}
+			tat = hi
+		}
 		next := max(tat, now) + iv
 		wait := max(0, next-g.burst*iv-now)
 		if wait > maxWait {

@@ -256,7 +256,11 @@ func init() { redis.SetLogger(quiet{}) }
 
 // TestGlobalLimitThroughTheStage: 3 runtimes whose rate limiter stage takes its limiters
 // from Limiters share rateLimit.permitsPerSecond = 300 of the command Pay across the
-// fleet, with demands 70/20/10 % of 450 a second.
+// fleet, with demands 70/20/10 % of 450 a second. A caller that the scheduler holds back
+// offers its calls late, all at once: the burst (20, about 95 ms of the largest share)
+// keeps the permits of such a pause, as a service's own burst would, so that what is
+// measured is the fleet's share and not the test's pacing on a busy machine; the longest
+// pause is logged.
 func TestGlobalLimitThroughTheStage(t *testing.T) {
 	const rate, period = 300.0, 500 * time.Millisecond
 	r := newRedis(t)
@@ -264,18 +268,22 @@ func TestGlobalLimitThroughTheStage(t *testing.T) {
 		wg           sync.WaitGroup
 		counting     atomic.Bool
 		ok, refusals [3]atomic.Int64
+		pause        [3]atomic.Int64 // the longest gap between two turns of a caller, ns
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 	for i, demand := range []float64{0.7 * 450, 0.2 * 450, 0.1 * 450} {
 		c := redis.NewClient(&redis.Options{Addr: r.addr})
 		rt := command.NewRuntime(command.WithRateLimiters(Limiters(c,
-			Config{Key: "rxhystrix:limit:", Instance: fmt.Sprint("i", i), LeasePeriod: period, Burst: 5}, 1.0/3)))
+			Config{Key: "rxhystrix:limit:", Instance: fmt.Sprint("i", i), LeasePeriod: period, Burst: 20}, 1.0/3)))
 		defer func() { rt.Close(); c.Close() }() // after the callers stopped
 		wg.Go(func() {
 			due, last := 0.0, time.Now()
 			for ctx.Err() == nil {
 				time.Sleep(time.Millisecond)
 				now := time.Now()
+				if gap := int64(now.Sub(last)); counting.Load() && gap > pause[i].Load() {
+					pause[i].Store(gap)
+				}
 				due += demand * now.Sub(last).Seconds()
 				last = now
 				for ; due >= 1; due-- {
@@ -301,7 +309,7 @@ func TestGlobalLimitThroughTheStage(t *testing.T) {
 	time.Sleep(3 * period) // the first renewals
 	counting.Store(true)
 	start := time.Now()
-	time.Sleep(3 * time.Second)
+	time.Sleep(5 * time.Second)
 	counting.Store(false)
 	took := time.Since(start).Seconds()
 	var sum float64
@@ -310,8 +318,9 @@ func TestGlobalLimitThroughTheStage(t *testing.T) {
 		each[i] = float64(ok[i].Load()) / took
 		sum += each[i]
 	}
-	t.Logf("through the stage: fleet %.1f/s, instances %.1f, refused %d/%d/%d", sum, each,
-		refusals[0].Load(), refusals[1].Load(), refusals[2].Load())
-	assert.InEpsilon(t, rate, sum, 0.05)
-	assert.InEpsilon(t, 0.7*rate, each[0], 0.1)
+	t.Logf("through the stage: fleet %.1f/s, instances %.1f, refused %d/%d/%d, longest pauses %v/%v/%v",
+		sum, each, refusals[0].Load(), refusals[1].Load(), refusals[2].Load(),
+		time.Duration(pause[0].Load()), time.Duration(pause[1].Load()), time.Duration(pause[2].Load()))
+	assert.InEpsilon(t, rate, sum, 0.05, "fleet; instances %.1f, longest pause %v", each, time.Duration(pause[0].Load()))
+	assert.InEpsilon(t, 0.7*rate, each[0], 0.1, "the first instance; longest pause %v", time.Duration(pause[0].Load()))
 }

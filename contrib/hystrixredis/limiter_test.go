@@ -86,6 +86,33 @@ func TestGCRAIsExactUnderContention(t *testing.T) {
 	assert.Greater(t, wait, time.Minute)
 }
 
+// TestGCRAFollowsAShareThatWentUp: a burst spent at a tiny share (the first renewal of a
+// limiter made on a key's first call sees almost no demand) must not hold the instance
+// back once its share goes up: within a burst of the new interval it grants again.
+func TestGCRAFollowsAShareThatWentUp(t *testing.T) {
+	var g gcra
+	g.burst = 20
+	g.setRate(0.5) // 2 s apart
+	for range 20 {
+		_, ok := g.reserve(0, 0)
+		require.True(t, ok, "the burst")
+	}
+	_, ok := g.reserve(0, 0)
+	require.False(t, ok, "the burst is spent: 40 s of debt at the old share")
+
+	g.setRate(100) // 10 ms apart
+	_, ok = g.reserve(int64(10*time.Millisecond), 0)
+	assert.False(t, ok, "the spent burst still counts, in the new interval")
+	granted := 0
+	for now := 200 * time.Millisecond; now < 1200*time.Millisecond; now += time.Millisecond {
+		if _, ok := g.reserve(int64(now), 0); ok {
+			granted++
+		}
+	}
+	// The burst counts as spent at 10 ms: 19 permits earned by 200 ms, then 100 a second.
+	assert.InDelta(t, 19+100, granted, 1, "the permits earned since, then the new share")
+}
+
 // TestLimitersMakeAGroupsShare: the maker gives each group a limiter of its own Redis key
 // whose fallback is the configured part of the group's rate.
 func TestLimitersMakeAGroupsShare(t *testing.T) {
