@@ -2,6 +2,8 @@ package hystrixgrpc
 
 import (
 	"context"
+	"errors"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/intercept"
@@ -30,11 +33,15 @@ import (
 // (rateLimit.* properties) ResourceExhausted wrapping command.ErrRateLimited, whose
 // *command.RateLimitError says when to retry. A refused call is never sent.
 //
-// Retries (retry.maxAttempts above 1) apply only to the unary methods Retryable names,
-// as gRPC retries only the methods its service config names: any other call, and every
-// stream, runs WithoutRetry. A failed attempt whose trailer carries
-// grpc-retry-pushback-ms makes the retry wait that long instead of its backoff, and a
-// negative or invalid one stops the retries, as gRPC's retry does.
+// Retries (retry.maxAttempts above 1) and hedges (hedge.maxHedges above 0) apply only to
+// the unary methods Retryable names, as gRPC retries and hedges only the methods its
+// service config names: any other call, and every stream, is sent once (WithoutRetry,
+// WithoutHedge). Each attempt of such a method fills a reply of its own (a new message
+// of the reply's type), so that a hedge that lost, or a timed-out attempt, never writes
+// the caller's: the caller's reply gets the winner's, once the call is over. A failed
+// attempt whose trailer carries grpc-retry-pushback-ms makes the retry wait that long
+// instead of its backoff, and a negative or invalid one stops the retries, as gRPC's
+// retry does.
 //
 // A Client is safe for concurrent use; its fields must not change once it is in use.
 type Client struct {
@@ -71,13 +78,13 @@ func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *g
 	if c.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
-	u.retries = c.Retryable != nil && c.Retryable(method)
-	run := command.WithoutHedge(ctx) // one attempt fills reply at a time
-	if !u.retries {
-		run = command.WithoutRetry(ctx)
+	u.again = c.Retryable != nil && c.Retryable(method) && reflect.TypeOf(reply).Kind() == reflect.Pointer
+	run := ctx
+	if !u.again {
+		run = command.WithoutRetry(command.WithoutHedge(ctx))
 	}
-	_, err := cmd.Execute(run)
-	return u.result(ctx, err)
+	r, err := cmd.Execute(run)
+	return u.result(ctx, r, err)
 }
 
 // unaryCall is one call through Client.Unary.
@@ -88,28 +95,88 @@ type unaryCall struct {
 	cc         *grpc.ClientConn
 	invoker    grpc.UnaryInvoker
 	opts       []grpc.CallOption
-	retries    bool       // the method may be called again (Client.Retryable)
-	attempt    sync.Mutex // retries: one attempt fills reply at a time (a timed-out one is interrupted)
+	again      bool // the method may be sent again (Client.Retryable): each attempt has its own reply
 }
 
-func (u *unaryCall) run(ctx context.Context) (struct{}, error) {
+// unaryReply is what an attempt of a unary call answered: the reply it filled, and the
+// RPC's error when the classifier counts it as a success.
+type unaryReply struct {
+	reply    any
+	business error
+}
+
+// rpcError is the RPC's own error, when an attempt failed with it: the caller gets it as
+// the server sent it unless a fallback answered.
+type rpcError struct{ err error }
+
+func (e *rpcError) Error() string { return e.err.Error() }
+
+func (e *rpcError) Unwrap() error { return e.err }
+
+func (u *unaryCall) run(ctx context.Context) (unaryReply, error) {
 	if !u.call.Begin() {
-		return struct{}{}, errAbandoned
+		return unaryReply{}, errAbandoned
 	}
 	defer u.call.Done()
-	if !u.retries {
-		return struct{}{}, u.runErr(u.invoker(ctx, u.method, u.req, u.reply, u.cc, u.opts...))
+	if !u.again {
+		return u.attempt(ctx, u.reply, u.opts)
 	}
-	u.attempt.Lock()
-	defer u.attempt.Unlock()
-	u.failed, u.business = nil, nil
 	var trailer metadata.MD
-	opts := append(u.opts[:len(u.opts):len(u.opts)], grpc.Trailer(&trailer))
-	err := u.runErr(u.invoker(ctx, u.method, u.req, u.reply, u.cc, opts...))
-	if u.failed != nil {
+	r, err := u.attempt(ctx, newReply(u.reply), append(u.opts[:len(u.opts):len(u.opts)], grpc.Trailer(&trailer)))
+	if _, failed := err.(*rpcError); failed {
 		err = pushback(err, trailer)
 	}
-	return struct{}{}, err
+	return r, err
+}
+
+// attempt sends the call once, filling reply, and classifies its outcome (see rpcError).
+func (u *unaryCall) attempt(ctx context.Context, reply any, opts []grpc.CallOption) (unaryReply, error) {
+	err := u.invoker(ctx, u.method, u.req, reply, u.cc, opts...)
+	switch {
+	case err == nil:
+		return unaryReply{reply: reply}, nil
+	case u.class(err) == command.ClassSuccess:
+		return unaryReply{reply: reply, business: err}, nil
+	case u.class(err) == command.ClassBadRequest:
+		return unaryReply{}, command.BadRequest(err)
+	}
+	return unaryReply{}, &rpcError{err}
+}
+
+// result turns the command's outcome into the interceptor's error, and gives the caller's
+// reply the winning attempt's.
+func (u *unaryCall) result(ctx context.Context, r unaryReply, err error) error {
+	u.call.End()
+	var ce *command.Error
+	var re *rpcError
+	switch {
+	case err == nil:
+		if r.reply != u.reply {
+			copyReply(u.reply, r.reply)
+		}
+		return r.business
+	case !u.fellBack && errors.As(err, &ce) && ce.Type != command.Timeout && errors.As(ce.Cause, &re):
+		return re.err
+	}
+	return u.outcome.result(ctx, err)
+}
+
+// newReply returns an empty message of reply's type.
+func newReply(reply any) any {
+	if m, ok := reply.(proto.Message); ok {
+		return m.ProtoReflect().New().Interface()
+	}
+	return reflect.New(reflect.TypeOf(reply).Elem()).Interface()
+}
+
+// copyReply makes dst what src is (both of one type, from newReply).
+func copyReply(dst, src any) {
+	if m, ok := dst.(proto.Message); ok {
+		proto.Reset(m)
+		proto.Merge(m, src.(proto.Message))
+		return
+	}
+	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
 }
 
 // pushback returns err with the wait the server asked for in its PushbackKey
@@ -127,10 +194,10 @@ func pushback(err error, trailer metadata.MD) error {
 	return command.RetryAfter(err, time.Duration(ms)*time.Millisecond)
 }
 
-func (u *unaryCall) fallback(ctx context.Context, err error) (struct{}, error) {
+func (u *unaryCall) fallback(ctx context.Context, err error) (unaryReply, error) {
 	u.call.End() // an abandoned invoker may still be filling reply
 	u.fellBack = true
-	return struct{}{}, u.client.Fallback(ctx, u.method, u.req, u.reply, err)
+	return unaryReply{reply: u.reply}, u.client.Fallback(ctx, u.method, u.req, u.reply, err)
 }
 
 // Stream is a grpc.StreamClientInterceptor: the stream, from its opening to its final

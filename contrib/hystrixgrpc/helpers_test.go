@@ -28,12 +28,13 @@ type service struct {
 	testpb.UnimplementedTestServiceServer
 	status   atomic.Int32 // a codes.Code
 	hits     atomic.Int32
-	failures int32         // UnaryCall: its first calls answer Unavailable
-	pushback string        // UnaryCall: the grpc-retry-pushback-ms trailer of those answers, if set
-	panics   atomic.Bool   // UnaryCall panics
-	inflight chan struct{} // UnaryCall: signalled on entry, when set
-	release  chan struct{} // UnaryCall: waits for it, when set
-	entered  chan struct{} // EmptyCall: closed when it starts
+	failures int32                                                                // UnaryCall: its first calls answer Unavailable
+	pushback string                                                               // UnaryCall: the grpc-retry-pushback-ms trailer of those answers, if set
+	unary    func(ctx context.Context, hit int32) (*testpb.SimpleResponse, error) // UnaryCall answers with it, when set
+	panics   atomic.Bool                                                          // UnaryCall panics
+	inflight chan struct{}                                                        // UnaryCall: signalled on entry, when set
+	release  chan struct{}                                                        // UnaryCall: waits for it, when set
+	entered  chan struct{}                                                        // EmptyCall: closed when it starts
 	deadline chan time.Time
 	ended    chan error // EmptyCall: its context's error when it ends
 }
@@ -50,7 +51,11 @@ func (s *service) answer() error {
 }
 
 func (s *service) UnaryCall(ctx context.Context, req *testpb.SimpleRequest) (*testpb.SimpleResponse, error) {
-	if s.hits.Add(1) <= s.failures {
+	hit := s.hits.Add(1)
+	if s.unary != nil {
+		return s.unary(ctx, hit)
+	}
+	if hit <= s.failures {
 		if s.pushback != "" {
 			grpc.SetTrailer(ctx, metadata.Pairs("grpc-retry-pushback-ms", s.pushback))
 		}

@@ -58,11 +58,7 @@ func (o *outcome) runErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	c := o.classify
-	if c == nil {
-		c = DefaultClassify
-	}
-	switch c(status.Code(err)) {
+	switch o.class(err) {
 	case command.ClassSuccess:
 		o.business = err
 		return nil
@@ -71,6 +67,14 @@ func (o *outcome) runErr(err error) error {
 	}
 	o.failed = err
 	return err
+}
+
+// class returns how the RPC's error err counts (Classify, or DefaultClassify).
+func (o *outcome) class(err error) command.Class {
+	if o.classify == nil {
+		return DefaultClassify(status.Code(err))
+	}
+	return o.classify(status.Code(err))
 }
 
 // result waits for the run and turns the command's outcome into the interceptor's
