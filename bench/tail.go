@@ -43,6 +43,11 @@ type TailOutcome struct {
 	Originals, Attempts int64         // measured calls, and the requests they made
 	P50, P99, Max       time.Duration // the callers' latencies
 	HedgeDelay          time.Duration // the delay at the end (rxhystrix: the key's percentile)
+	// Lateness is the machine's: the p99 of how late the offering goroutine woke from its
+	// 1 ms sleeps during the measured calls. A hedged call waits for a timer and a
+	// second request, each as late as the machine makes it: on a busy machine this is
+	// what the tail gets on top of the library's own work.
+	Lateness time.Duration
 }
 
 // ExtraShare is the share of extra attempts over the measured calls.
@@ -129,7 +134,7 @@ func RunTail(name string, s Tail, lib tailLib) TailOutcome {
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var lat, delays []time.Duration
+	var lat, delays, late []time.Duration
 	offer := func(d time.Duration, measured bool) int64 {
 		start, n := time.Now(), int64(0)
 		for elapsed, sampled := time.Duration(0), time.Duration(0); elapsed < d; elapsed = time.Since(start) {
@@ -148,7 +153,11 @@ func RunTail(name string, s Tail, lib tailLib) TailOutcome {
 					}
 				})
 			}
+			slept := time.Now()
 			time.Sleep(time.Millisecond)
+			if measured {
+				late = append(late, time.Since(slept)-time.Millisecond)
+			}
 		}
 		return n
 	}
@@ -164,5 +173,7 @@ func RunTail(name string, s Tail, lib tailLib) TailOutcome {
 	slices.Sort(lat)
 	at := func(q float64) time.Duration { return lat[min(len(lat)-1, int(q*float64(len(lat))))] }
 	o.P50, o.P99, o.Max = at(0.50), at(0.99), lat[len(lat)-1]
+	slices.Sort(late)
+	o.Lateness = late[len(late)*99/100]
 	return o
 }
