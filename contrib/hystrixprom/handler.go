@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -55,9 +54,14 @@ type Handler struct {
 	header [telemetry.NumMetrics]string // # HELP and # TYPE lines
 	order  []int                        // metrics in name order, as a registry sorts them
 	opts   HandlerOpts
-	bufs   sync.Pool // *scrape
-	gzips  sync.Pool // *gzip.Writer
+	// spare holds the buffers and gzip writers of scrapes that are over, for the next:
+	// not a sync.Pool, which a garbage collection between two scrapes would empty.
+	spare chan *scrape
 }
+
+// spares is how many scrapes' buffers a Handler keeps: as many as run at once, usually
+// one or two (Prometheus servers in a pair).
+const spares = 2
 
 // NewHandler returns a Handler of rt. It counts circuit-breaker transitions from now on.
 func NewHandler(rt *command.Runtime, opts HandlerOpts) *Handler {
@@ -78,15 +82,17 @@ func NewHandler(rt *command.Runtime, opts HandlerOpts) *Handler {
 		h.order = append(h.order, i)
 	}
 	slices.SortFunc(h.order, func(a, b int) int { return strings.Compare(h.names[a], h.names[b]) })
-	h.bufs.New = func() any { return new(scrape) }
+	h.spare = make(chan *scrape, spares)
 	h.r = telemetry.NewReader(rt, labelString)
 	return h
 }
 
-// scrape is the text of one scrape, a buffer per metric, reused from scrape to scrape.
+// scrape is the text of one scrape, a buffer per metric, and its gzip writer (nil until
+// a scrape asks for gzip), reused from scrape to scrape.
 type scrape struct {
 	h      *Handler
 	family [telemetry.NumMetrics][]byte
+	gz     *gzip.Writer
 }
 
 // add appends one sample line to its metric's buffer.
@@ -119,12 +125,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 
-	s := h.bufs.Get().(*scrape)
-	defer h.bufs.Put(s)
-	s.h = h
-	for i := range s.family {
-		s.family[i] = s.family[i][:0]
+	var s *scrape
+	select {
+	case s = <-h.spare:
+		for i := range s.family {
+			s.family[i] = s.family[i][:0]
+		}
+	default:
+		s = &scrape{h: h}
 	}
+	defer func() {
+		select {
+		case h.spare <- s:
+		default: // more scrapes at once than spares: this one's buffers go
+		}
+	}()
 	h.r.Read(s.add)
 
 	header := w.Header()
@@ -133,17 +148,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var out io.Writer = w
 	if !h.opts.DisableCompression && acceptsGzip(req) {
 		header.Set("Content-Encoding", "gzip")
-		gz, _ := h.gzips.Get().(*gzip.Writer)
-		if gz == nil {
-			gz, _ = gzip.NewWriterLevel(w, h.opts.CompressionLevel) // checked by NewHandler
+		if s.gz == nil {
+			s.gz, _ = gzip.NewWriterLevel(w, h.opts.CompressionLevel) // checked by NewHandler
 		} else {
-			gz.Reset(w)
+			s.gz.Reset(w)
 		}
-		defer func() {
-			_ = gz.Close()
-			h.gzips.Put(gz)
-		}()
-		out = gz
+		defer s.gz.Close() // before the scrape is spare (deferred calls run last first)
+		out = s.gz
 	}
 	for _, m := range h.order {
 		if len(s.family[m]) == 0 {

@@ -141,30 +141,6 @@ func TestHandlerWritesWhatTheCollectorGives(t *testing.T) {
 	}
 }
 
-// populate runs n keys through THREAD isolation in 3 pools, each with a success, a
-// failure and a timeout answered by fallbacks, and waits for the pools' counts.
-func populate(t testing.TB, rt *command.Runtime, clk *clock.Fake, n int) {
-	for i := range n {
-		s := command.Setter{Runtime: rt, CommandKey: fmt.Sprintf("Command%04d", i), GroupKey: fmt.Sprintf("Group%d", i%3)}
-		for _, d := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 2 * time.Second} {
-			_, _ = command.New(s, func(ctx context.Context) (int, error) {
-				clk.Advance(d)
-				if d == 2*time.Millisecond {
-					return 0, errors.New("down")
-				}
-				return i, ctx.Err()
-			}).WithFallback(func(context.Context, error) (int, error) { return 0, nil }).Execute(context.Background())
-		}
-	}
-	require.Eventually(t, func() bool {
-		var done int64
-		for _, p := range rt.Metrics().ThreadPools() {
-			done += p.Gauges().CompletedTaskCount
-		}
-		return done == int64(3*n)
-	}, 5*time.Second, time.Millisecond, "the workers count a task after the caller has its value")
-}
-
 func TestHandlerNegotiatesGzip(t *testing.T) {
 	rt, clk := newRuntime(t)
 	h := NewHandler(rt, HandlerOpts{})
