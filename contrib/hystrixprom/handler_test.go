@@ -28,7 +28,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
-	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -186,12 +185,7 @@ func TestHandlerNegotiatesGzip(t *testing.T) {
 // A key's series appear at the first scrape after it ran and disappear when it is
 // evicted for idleness; the label strings kept follow.
 func TestHandlerFollowsKeysThatComeAndGo(t *testing.T) {
-	clk := clock.NewFake(time.Unix(1_000_000, 0))
-	rt := command.NewRuntime(command.WithClock(clk), command.WithMetricsOptions(metrics.WithIdleTimeout(20*time.Second)))
-	defer func() {
-		rt.Metrics().Flush()
-		rt.Close()
-	}()
+	rt, clk := newRuntime(t, command.WithMetricsOptions(metrics.WithIdleTimeout(20*time.Second)))
 	h := NewHandler(rt, HandlerOpts{})
 	defer h.Close()
 	execute(rt, clk, "First", time.Millisecond, nil)
