@@ -84,8 +84,9 @@ func BenchmarkHandler(b *testing.B) {
 		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
 			h := NewHandler(withKeys(b, n), HandlerOpts{})
 			defer h.Close()
-			scrapes(b, h, "gzip")
+			cpu := scrapes(b, h, "gzip")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/key")
 		})
 	}
 }
@@ -104,8 +105,9 @@ func BenchmarkGzipLevel(b *testing.B) {
 }
 
 // scrapes scrapes h once, then b.N times, with the Accept-Encoding given, and reports
-// the milliseconds and the bytes sent per scrape.
-func scrapes(b *testing.B, h http.Handler, acceptEncoding string) {
+// per scrape the milliseconds, the CPU milliseconds of the process (cpuTime) and the
+// bytes sent. It returns the CPU time per scrape.
+func scrapes(b *testing.B, h http.Handler, acceptEncoding string) time.Duration {
 	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 	req.Header.Set("Accept-Encoding", acceptEncoding)
 	w := &discard{header: http.Header{}}
@@ -119,11 +121,17 @@ func scrapes(b *testing.B, h http.Handler, acceptEncoding string) {
 	}
 	scrape() // the keys' label pairs and strings are made at their first scrape
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		scrape()
 	}
+	cpu = (cpuTime() - cpu) / time.Duration(b.N)
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1e3, "cpu-ms/scrape")
+	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/scrape")
 	b.ReportMetric(float64(w.sent), "bytes-sent")
+	return cpu
 }
 
 // discard is an http.ResponseWriter that counts the bytes written and keeps none, as a
