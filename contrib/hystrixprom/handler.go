@@ -95,9 +95,13 @@ type scrape struct {
 	gz     *gzip.Writer
 }
 
-// add appends one sample line to its metric's buffer.
+// add appends one sample line to its metric's buffer, which it doubles when a line may
+// not fit (append's growth by a quarter would copy a large buffer many times over).
 func (s *scrape) add(metric int, labels string, v float64) {
 	b := s.family[metric]
+	if line := len(s.h.names[metric]) + len(labels) + 32; cap(b)-len(b) < line {
+		b = slices.Grow(b, max(cap(b), 4*line))
+	}
 	b = append(b, s.h.names[metric]...)
 	b = append(b, labels...)
 	b = append(b, ' ')

@@ -23,6 +23,11 @@ func labelString(_ string, names, values []string) string {
 	}
 	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 	var b strings.Builder
+	size := 2 // {}
+	for i := range names {
+		size += len(names[i]) + len(values[i]) + 4 // ="",
+	}
+	b.Grow(size)
 	b.WriteByte('{')
 	for n, i := range idx {
 		if n > 0 {
