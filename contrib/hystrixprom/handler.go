@@ -25,8 +25,8 @@ type HandlerOpts struct {
 	// Gatherer, when set, is gathered at every scrape and its families written after
 	// the runtime's, through expfmt's text encoder: the scrape then costs what
 	// client_golang costs for those families (a registry with the Go collector: about
-	// 40 families, well under a millisecond). It must not hold a Collector of this
-	// package: a family named like one of the Handler's is an error.
+	// 0.4 ms, 73 KB and 435 allocations). It must not hold a Collector of this package:
+	// a family named like one of the Handler's is an error.
 	Gatherer prometheus.Gatherer
 	// ErrorHandling says what a failed Gather does to the scrape, as in promhttp:
 	// HTTPErrorOnError (the zero value) answers 500, ContinueOnError serves what was
@@ -68,8 +68,8 @@ func NewHandler(rt *command.Runtime, opts HandlerOpts) *Handler {
 	if opts.CompressionLevel == 0 {
 		opts.CompressionLevel = gzip.BestSpeed
 	}
-	if _, err := gzip.NewWriterLevel(io.Discard, opts.CompressionLevel); err != nil {
-		panic("hystrixprom: " + err.Error())
+	if l := opts.CompressionLevel; l < gzip.HuffmanOnly || l > gzip.BestCompression {
+		panic(fmt.Sprintf("hystrixprom: gzip level %d, not one of gzip's", l))
 	}
 	h := &Handler{opts: opts}
 	for i, m := range telemetry.Catalogue {
