@@ -331,3 +331,9 @@ func TestAppendValue(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A label set's text is in name order, its values escaped as the text format wants and
+// made valid UTF-8 (a registry refuses a scrape with an invalid one).
+func TestLabelString(t *testing.T) {
+	assert.Equal(t, `{a="q\"\\\n",b="x`+"\uFFFD"+`"}`, labelString("", []string{"b", "a"}, []string{"x\xff", "q\"\\\n"}))
+}
