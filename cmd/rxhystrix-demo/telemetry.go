@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -18,13 +17,13 @@ import (
 	"github.com/rxhystrix/rxhystrix/contrib/hystrixprom"
 )
 
-// metricsHandler serves the metrics of rt (and of the Go runtime) for Prometheus; stop
-// stops the collector's breaker subscription.
+// metricsHandler serves the metrics of rt, and after them those of the Go runtime, for
+// Prometheus; stop stops the handler's breaker subscription.
 func metricsHandler(rt *command.Runtime) (h http.Handler, stop func()) {
-	c := hystrixprom.New(rt)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(c, collectors.NewGoCollector())
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), c.Close
+	reg.MustRegister(collectors.NewGoCollector())
+	mh := hystrixprom.NewHandler(rt, hystrixprom.HandlerOpts{Gatherer: reg})
+	return mh, mh.Close
 }
 
 // tracing returns the tracer of the demo's pages. With traces set, every page and every

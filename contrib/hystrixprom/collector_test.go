@@ -21,10 +21,10 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// newRuntime returns a runtime on a fake clock, closed when the test ends.
-func newRuntime(t testing.TB) (*command.Runtime, *clock.Fake) {
+// newRuntime returns a runtime on a fake clock, with opts, closed when the test ends.
+func newRuntime(t testing.TB, opts ...command.Option) (*command.Runtime, *clock.Fake) {
 	clk := clock.NewFake(time.Unix(1_000_000, 0))
-	rt := command.NewRuntime(command.WithClock(clk))
+	rt := command.NewRuntime(append([]command.Option{command.WithClock(clk)}, opts...)...)
 	t.Cleanup(func() {
 		rt.Metrics().Flush()
 		rt.Close()

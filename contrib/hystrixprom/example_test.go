@@ -25,11 +25,11 @@ func Example() {
 	defer rt.Close()
 	mux := http.NewServeMux()
 
-	c := hystrixprom.New(rt) // reads rt's registries at each scrape
-	defer c.Close()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(c, collectors.NewGoCollector())
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	reg := prometheus.NewRegistry() // the program's other metrics, written after rt's
+	reg.MustRegister(collectors.NewGoCollector())
+	h := hystrixprom.NewHandler(rt, hystrixprom.HandlerOpts{Gatherer: reg}) // reads rt's registries at each scrape
+	defer h.Close()
+	mux.Handle("/metrics", h)
 
 	_, _ = command.New(command.Setter{Runtime: rt, CommandKey: "GetUser", GroupKey: "UserService"},
 		func(context.Context) (string, error) { return "Ada", nil }).Execute(context.Background())
@@ -53,4 +53,16 @@ func Example() {
 	// Output:
 	// hystrix_circuit_breaker_state{command="GetUser",group="UserService",state="closed",thread_pool="UserService"} 1
 	// hystrix_command_events_total{command="GetUser",event="success",group="UserService",thread_pool="UserService"} 1
+}
+
+// Register a Collector in a prometheus.Registry, for a program that serves its metrics
+// through one: the same series, at several times the cost of a Handler per scrape.
+func ExampleCollector() {
+	rt := command.NewRuntime()
+	defer rt.Close()
+	c := hystrixprom.New(rt)
+	defer c.Close()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 }

@@ -1,6 +1,7 @@
 package hystrixprom
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -18,11 +19,14 @@ import (
 // TestScrapeIsTheGoldenExposition pins every series of a scrape, with its name, labels,
 // help, type and value, to testdata/scrape.txt: command keys that succeeded, failed,
 // timed out and fell back (some of it still in the health window), a breaker that opened and closed again, a thread pool and a
-// collapser. A change in what a scrape exposes shows as a diff against that file.
+// collapser. A change in what a scrape exposes shows as a diff against that file. The
+// Handler serves the same families and samples.
 func TestScrapeIsTheGoldenExposition(t *testing.T) {
 	rt, clk := newRuntime(t)
 	c := New(rt)
 	defer c.Close()
+	h := NewHandler(rt, HandlerOpts{})
+	defer h.Close()
 	opened := make(chan breaker.Transition, 3)
 	defer rt.Breakers().OnStateChange(func(tr breaker.Transition) { opened <- tr })()
 
@@ -59,8 +63,9 @@ func TestScrapeIsTheGoldenExposition(t *testing.T) {
 	execute(rt, clk, "GetUser", 5*time.Millisecond, errors.New("down"))
 	advance(rt, clk, time.Second) // in the health window and the cumulative counts
 
-	golden, err := os.Open("testdata/scrape.txt")
+	golden, err := os.ReadFile("testdata/scrape.txt")
 	require.NoError(t, err)
-	defer golden.Close()
-	require.NoError(t, testutil.CollectAndCompare(c, golden))
+	require.NoError(t, testutil.CollectAndCompare(c, bytes.NewReader(golden)))
+	_, served := get(t, h, "gzip")
+	require.Equal(t, families(t, string(golden)), families(t, served))
 }
