@@ -59,7 +59,7 @@ func (a *attempt) startClock(waited bool) {
 	}
 	a.race.open()
 	if waited && a.timeout > 0 {
-		x.ks.deadlines.add(a, a.start+a.timeout)
+		x.ks.deadlines.add(a, a.start+a.timeout, a.start) // the start is the arming time: no read
 	}
 }
 
