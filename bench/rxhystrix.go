@@ -13,11 +13,13 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// rxTarget is rxhystrix: a command key on a fresh command.Runtime of its own.
+// rxTarget is rxhystrix: a command key on a fresh command.Runtime of its own, defined
+// once (the Kind, with the fallback) as a user defines a key called on every request.
 type rxTarget struct {
 	rt     *command.Runtime
 	key    string
 	setter command.Setter
+	kind   *command.Kind[int]
 }
 
 // NewRxhystrix returns a command key on a fresh Runtime, configured from s in code:
@@ -30,7 +32,7 @@ func NewRxhystrix(key string, s Settings) Target {
 	}
 	limit := strconv.Itoa(s.MaxConcurrent)
 	rt := command.NewRuntime()
-	return &rxTarget{rt: rt, key: key, setter: command.Setter{
+	t := &rxTarget{rt: rt, key: key, setter: command.Setter{
 		Runtime:    rt,
 		CommandKey: key,
 		Properties: config.Overrides{
@@ -45,14 +47,27 @@ func NewRxhystrix(key string, s Settings) Target {
 		},
 		ThreadPoolProperties: config.ThreadPoolOverrides{"coreSize": limit, "maximumSize": limit},
 	}}
+	kind, err := command.Define[int](t.setter)
+	if err != nil {
+		panic(err) // the properties above are valid for every Settings
+	}
+	t.kind = kind.WithFallback(rxFallback)
+	return t
 }
 
 func millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
 func rxFallback(context.Context, error) (int, error) { return FallbackAnswer, nil }
 
-// Do runs a new command with Execute (inline on the caller under SEMAPHORE isolation).
+// Do runs run with the key's Kind.Execute, the fastest door a user can write: inline on
+// the caller under SEMAPHORE isolation, on an execution the Kind reuses.
 func (t *rxTarget) Do(ctx context.Context, run Run) (int, error) {
+	return t.kind.Execute(ctx, run)
+}
+
+// NewExecute runs a new command with New and Execute: Hystrix's single-use command,
+// whose accessors the caller may keep.
+func (t *rxTarget) NewExecute(ctx context.Context, run Run) (int, error) {
 	return command.New[int](t.setter, run).WithFallback(rxFallback).Execute(ctx)
 }
 
