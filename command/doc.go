@@ -255,10 +255,9 @@
 //
 // Deadlines are kept per command key in a few ordered queues (striped, so parallel callers
 // share no lock), each with one clock timer (deadlines.go), not one timer per execution.
-// Under SEMAPHORE isolation an attempt joins the queue only if run asks for ctx.Done
-// (otherwise the clock decides when run
-// returns, and ctx.Err polls it); the caller gets its outcome when run returns, TIMEOUT if
-// the timer won. Under THREAD isolation every attempt joins it, and the caller gets the
+// Under SEMAPHORE isolation an attempt joins the queue only if run asks for ctx.Done or
+// ctx.Err (otherwise the clock decides when run returns, from the reading that ends the
+// run); the caller gets its outcome when run returns, TIMEOUT if the timer won. Under THREAD isolation every attempt joins it, and the caller gets the
 // fallback at the timeout while the late run is abandoned: its result changes nothing, but
 // it stays bounded by the timeout (a cancelled Future does not take the timeout away).
 //
