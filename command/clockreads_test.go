@@ -106,4 +106,13 @@ func TestClockReadsPerExecution(t *testing.T) {
 		})
 		assert.Equal(t, tc.want, got, tc.name)
 	}
+
+	kind, err := Define[string](setter("kind"))
+	require.NoError(t, err)
+	kind = kind.WithFallback(fallbackValue("fb"))
+	for name, run := range map[string]func(context.Context) (string, error){
+		"success": value("v"), "success, run watching ctx": watching, "failure with fallback": failing(errBoom),
+	} {
+		assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = kind.Execute(ctx, run) }), "Kind.Execute, %s", name)
+	}
 }
