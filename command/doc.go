@@ -305,11 +305,11 @@
 // (allocs_test.go) the allocations.
 //
 //   - Success: two clock reads, the start (timeout stage: it also arms the timeout,
-//     from that reading) and the run's end, which is also the terminal time. Writes: an
-//     atomic load of the breaker's state, the execution semaphore (two atomic adds), the
-//     key's metrics (MarkStart, then a few atomic adds on a stripe and two histogram
-//     slots), nothing else shared. Allocates nothing with Kind.Execute; New+Execute
-//     allocates the Command.
+//     from that reading) and the run's end, which is also the terminal time. Writes to
+//     shared state: the execution semaphore (two atomic adds), the key's metrics
+//     (MarkStart, then a few atomic adds on a stripe and two histogram slots), nothing
+//     else (the breaker's state is one atomic load). Allocates nothing with Kind.Execute;
+//     New+Execute allocates the Command.
 //   - A run that asks its context for Done or Err: the same two reads. A lazy deadline
 //     joins one of the key's deadline queues (a lock, a link, an unlink when run returns)
 //     without a read, unless that queue's timer must be armed (about once per timeout
