@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"maps"
 	"strconv"
 	"time"
 
@@ -25,7 +26,10 @@ type rxTarget struct {
 // NewRxhystrix returns a command key on a fresh Runtime, configured from s in code:
 // SEMAPHORE isolation (THREAD with s.Thread, coreSize = MaxConcurrent), the timeout, the
 // execution and fallback semaphores, the breaker and the rolling window.
-func NewRxhystrix(key string, s Settings) Target {
+func NewRxhystrix(key string, s Settings) Target { return newRxTarget(key, s, nil) }
+
+// newRxTarget is NewRxhystrix with extra properties, set before the key is defined.
+func newRxTarget(key string, s Settings, extra config.Overrides) *rxTarget {
 	isolation := "SEMAPHORE"
 	if s.Thread {
 		isolation = "THREAD"
@@ -47,6 +51,7 @@ func NewRxhystrix(key string, s Settings) Target {
 		},
 		ThreadPoolProperties: config.ThreadPoolOverrides{"coreSize": limit, "maximumSize": limit},
 	}}
+	maps.Copy(t.setter.Properties, extra)
 	kind, err := command.Define[int](t.setter)
 	if err != nil {
 		panic(err) // the properties above are valid for every Settings
