@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/config"
 )
 
 // Scenario is the load of the behaviour comparison: a dependency that fails for FailFor and
@@ -48,9 +50,7 @@ func BehaviourLibraries() []Lib {
 }
 
 func newRxhystrixEvaluateOnFailure(key string, s Settings) Target {
-	t := NewRxhystrix(key, s).(*rxTarget)
-	t.setter.Properties["circuitBreaker.evaluateOnFailure"] = "true"
-	return t
+	return newRxTarget(key, s, config.Overrides{"circuitBreaker.evaluateOnFailure": "true"})
 }
 
 // Outcome is what one library did in the scenario. Counts are -1 when the library offers

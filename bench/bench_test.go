@@ -93,9 +93,11 @@ func BenchmarkParallelSuccess(b *testing.B) { benchmark(b, "ParallelSuccess") }
 // (rxhystrix THREAD isolation; hystrix-go always does this).
 func BenchmarkThreadIsolated(b *testing.B) { benchmark(b, "ThreadIsolated") }
 
-// BenchmarkObserve, BenchmarkToObservable and BenchmarkQueueGet: the Success case through
-// rxhystrix's other front doors (Observe and ToObservable drained through RxGo, Queue then
-// Future.Get), to compare with its Execute in BenchmarkSuccess.
+// BenchmarkNewExecute, BenchmarkObserve, BenchmarkToObservable and BenchmarkQueueGet: the
+// Success case through rxhystrix's other front doors (a new Command per call with New and
+// Execute, Observe and ToObservable drained through RxGo, Queue then Future.Get), to
+// compare with its Kind.Execute in BenchmarkSuccess.
+func BenchmarkNewExecute(b *testing.B)   { benchmark(b, "NewExecute") }
 func BenchmarkObserve(b *testing.B)      { benchmark(b, "Observe") }
 func BenchmarkToObservable(b *testing.B) { benchmark(b, "ToObservable") }
 func BenchmarkQueueGet(b *testing.B)     { benchmark(b, "QueueGet") }

@@ -24,8 +24,8 @@ type Case struct {
 	Tripped bool
 	// Parallel calls from GOMAXPROCS goroutines at once on the one target.
 	Parallel bool
-	// Door is one of rxhystrix's front doors other than Execute; only targets with
-	// FrontDoors run the case.
+	// Door is one of rxhystrix's front doors other than Kind.Execute (the Execute of the
+	// tables); only targets with FrontDoors run the case.
 	Door func(FrontDoors, context.Context, Run) (int, error)
 }
 
@@ -46,6 +46,7 @@ func Cases() []Case {
 		{Name: "ShortCircuit", Settings: Defaults(), Run: Fail, Want: FallbackAnswer, Tripped: true},
 		{Name: "ParallelSuccess", Settings: Defaults(), Run: Succeed, Want: Answer, Parallel: true},
 		{Name: "ThreadIsolated", Settings: thread, Run: Succeed, Want: Answer},
+		{Name: "NewExecute", Settings: Defaults(), Run: Succeed, Want: Answer, Door: FrontDoors.NewExecute},
 		{Name: "Observe", Settings: Defaults(), Run: Succeed, Want: Answer, Door: FrontDoors.Observe},
 		{Name: "ToObservable", Settings: Defaults(), Run: Succeed, Want: Answer, Door: FrontDoors.ToObservable},
 		{Name: "QueueGet", Settings: Defaults(), Run: Succeed, Want: Answer, Door: FrontDoors.QueueGet},

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"maps"
 	"strconv"
 	"time"
 
@@ -13,24 +14,29 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// rxTarget is rxhystrix: a command key on a fresh command.Runtime of its own.
+// rxTarget is rxhystrix: a command key on a fresh command.Runtime of its own, defined
+// once (the Kind, with the fallback) as a user defines a key called on every request.
 type rxTarget struct {
 	rt     *command.Runtime
 	key    string
 	setter command.Setter
+	kind   *command.Kind[int]
 }
 
 // NewRxhystrix returns a command key on a fresh Runtime, configured from s in code:
 // SEMAPHORE isolation (THREAD with s.Thread, coreSize = MaxConcurrent), the timeout, the
 // execution and fallback semaphores, the breaker and the rolling window.
-func NewRxhystrix(key string, s Settings) Target {
+func NewRxhystrix(key string, s Settings) Target { return newRxTarget(key, s, nil) }
+
+// newRxTarget is NewRxhystrix with extra properties, set before the key is defined.
+func newRxTarget(key string, s Settings, extra config.Overrides) *rxTarget {
 	isolation := "SEMAPHORE"
 	if s.Thread {
 		isolation = "THREAD"
 	}
 	limit := strconv.Itoa(s.MaxConcurrent)
 	rt := command.NewRuntime()
-	return &rxTarget{rt: rt, key: key, setter: command.Setter{
+	t := &rxTarget{rt: rt, key: key, setter: command.Setter{
 		Runtime:    rt,
 		CommandKey: key,
 		Properties: config.Overrides{
@@ -45,14 +51,28 @@ func NewRxhystrix(key string, s Settings) Target {
 		},
 		ThreadPoolProperties: config.ThreadPoolOverrides{"coreSize": limit, "maximumSize": limit},
 	}}
+	maps.Copy(t.setter.Properties, extra)
+	kind, err := command.Define[int](t.setter)
+	if err != nil {
+		panic(err) // the properties above are valid for every Settings
+	}
+	t.kind = kind.WithFallback(rxFallback)
+	return t
 }
 
 func millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
 func rxFallback(context.Context, error) (int, error) { return FallbackAnswer, nil }
 
-// Do runs a new command with Execute (inline on the caller under SEMAPHORE isolation).
+// Do runs run with the key's Kind.Execute, the fastest door a user can write: inline on
+// the caller under SEMAPHORE isolation, on an execution the Kind reuses.
 func (t *rxTarget) Do(ctx context.Context, run Run) (int, error) {
+	return t.kind.Execute(ctx, run)
+}
+
+// NewExecute runs a new command with New and Execute: Hystrix's single-use command,
+// whose accessors the caller may keep.
+func (t *rxTarget) NewExecute(ctx context.Context, run Run) (int, error) {
 	return command.New[int](t.setter, run).WithFallback(rxFallback).Execute(ctx)
 }
 

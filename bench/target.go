@@ -54,8 +54,11 @@ func Libraries() []Lib {
 	}
 }
 
-// FrontDoors is a Target with front doors besides a blocking call (rxhystrix).
+// FrontDoors is a Target with front doors besides its blocking call (rxhystrix, whose Do
+// is Kind.Execute).
 type FrontDoors interface {
+	// NewExecute makes a new single-use command and executes it (New+Execute).
+	NewExecute(ctx context.Context, run Run) (int, error)
 	// Observe starts the command through its hot observable front door and consumes its
 	// single value through RxGo.
 	Observe(ctx context.Context, run Run) (int, error)

@@ -4,6 +4,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -79,4 +81,62 @@ func TestANotifierAllocatesNothing(t *testing.T) {
 		_, _ = New(s, benchRun).WithFallback(benchFallback).Execute(ctx)
 	}), 1.0, "the Command only")
 	assert.Positive(t, n.executions.Load())
+}
+
+// TestKindExecuteAllocations pins Kind.Execute at zero allocations on the SEMAPHORE paths
+// it reuses its Commands on: a success (with a run that ignores its context, and one that
+// asks for Done and Err), a failure the fallback recovers, a short circuit (the breaker
+// tripped, or forced open) the fallback answers.
+func TestKindExecuteAllocations(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	rt := NewRuntime(WithClock(clk))
+	defer rt.Close()
+	define := func(key string, kv ...string) *Kind[int] {
+		props := config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			props[kv[i]] = kv[i+1]
+		}
+		k, err := Define[int](Setter{Runtime: rt, CommandKey: key, Properties: props})
+		require.NoError(t, err)
+		return k.WithFallback(benchFallback)
+	}
+	ctx := context.Background()
+	watching := func(ctx context.Context) (int, error) {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		default:
+			return 1, ctx.Err()
+		}
+	}
+	errRun := errors.New("run failed")
+	failRun := func(context.Context) (int, error) { return 0, errRun }
+
+	tripped := define("tripped", "circuitBreaker.requestVolumeThreshold", "1",
+		"circuitBreaker.sleepWindowInMilliseconds", "3600000", "metrics.healthSnapshot.intervalInMilliseconds", "100")
+	_, _ = tripped.Execute(ctx, failRun)
+	rt.Metrics().Flush()
+	clk.Advance(200 * time.Millisecond)
+	rt.Metrics().Flush()
+	require.True(t, rt.lookup("tripped").breaker.IsOpen(), "the breaker tripped")
+
+	for _, tc := range []struct {
+		name string
+		k    *Kind[int]
+		run  func(context.Context) (int, error)
+		want int
+	}{
+		{"success", define("success"), benchRun, 1},
+		{"success, run watching ctx", define("watching"), watching, 1},
+		{"failure with fallback", define("failure", "circuitBreaker.enabled", "false"), failRun, 2},
+		{"short circuit with fallback", tripped, benchRun, 2},
+		{"forced short circuit with fallback", define("forced", "circuitBreaker.forceOpen", "true"), benchRun, 2},
+	} {
+		allocs := testing.AllocsPerRun(1000, func() {
+			if v, err := tc.k.Execute(ctx, tc.run); err != nil || v != tc.want {
+				t.Fatal(tc.name, v, err)
+			}
+		})
+		assert.Zero(t, allocs, tc.name)
+	}
 }

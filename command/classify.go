@@ -36,8 +36,7 @@ type Classifier func(err error) Class
 // DefaultClassifier treats a *BadRequestError (anywhere in the chain) as a bad request
 // and everything else as a failure. It is what a command without a Classifier uses.
 func DefaultClassifier(err error) Class {
-	var br *BadRequestError
-	if errors.As(err, &br) {
+	if asBadRequest(err) != nil {
 		return ClassBadRequest
 	}
 	return ClassFailure
@@ -61,9 +60,39 @@ func classify(c Classifier, err error) (Class, error) {
 // badRequestErr returns the error a caller gets for a bad request: the error a
 // *BadRequestError wraps, or err itself.
 func badRequestErr(err error) error {
-	var br *BadRequestError
-	if errors.As(err, &br) && br.Err != nil {
+	if br := asBadRequest(err); br != nil && br.Err != nil {
 		return br.Err
 	}
 	return err
+}
+
+// asBadRequest is errors.As for a *BadRequestError, without the allocation errors.As
+// costs a failing run (its target escapes): it walks err's tree itself, and leaves an
+// error with an As method of its own to errors.As.
+func asBadRequest(err error) *BadRequestError {
+	for err != nil {
+		if br, ok := err.(*BadRequestError); ok {
+			return br
+		}
+		switch e := err.(type) {
+		case interface{ As(any) bool }: // errors.As asks it; it may also unwrap
+			var br *BadRequestError
+			if errors.As(err, &br) {
+				return br
+			}
+			return nil
+		case interface{ Unwrap() error }:
+			err = e.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, err := range e.Unwrap() {
+				if br := asBadRequest(err); br != nil {
+					return br
+				}
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+	return nil
 }

@@ -41,15 +41,22 @@ type deadline struct {
 	q          *deadlineQueue
 	prev, next *attempt
 	queued     atomic.Bool
+	taken      atomic.Bool // a timer took the attempt out to expire it: it may still hold it
 }
 
-// add queues a to expire at offset at, on a stripe picked at random.
-func (d *deadlines) add(a *attempt, at time.Duration) {
+// unknownNow is the now of a caller of add that has no recent clock reading.
+const unknownNow time.Duration = -1
+
+// add queues a to expire at offset at, on a stripe picked at random. now is a recent
+// reading of the clock (an offset from the base, no later than the present) or unknownNow;
+// the clock is read only if the stripe's timer must be armed and now is unknown. It
+// reports, without queueing a, whether a's deadline had passed when that reading was taken.
+func (d *deadlines) add(a *attempt, at, now time.Duration) (overdue bool) {
 	qs := d.stripes.Load()
 	if qs == nil {
 		qs = d.makeStripes()
 	}
-	(*qs)[rand.Uint32()&uint32(len(*qs)-1)].add(a, at)
+	return (*qs)[rand.Uint32()&uint32(len(*qs)-1)].add(a, at, now)
 }
 
 // makeStripes makes the stripes once: a power of two, twice GOMAXPROCS, at most 16.
@@ -80,9 +87,18 @@ func (d *deadlines) remove(a *attempt) {
 	q.unlinkLocked(a)
 }
 
-func (q *deadlineQueue) add(a *attempt, at time.Duration) {
+func (q *deadlineQueue) add(a *attempt, at, now time.Duration) (overdue bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	arm := q.timer == nil || at < q.armedFor // a timer armed no later than at ends a on time
+	if arm {
+		if now == unknownNow {
+			now = q.rt.clk.Since(q.rt.base)
+		}
+		if at <= now {
+			return true
+		}
+	}
 	dl := &a.rc.dl
 	dl.at, dl.q = at, q
 	dl.queued.Store(true)
@@ -101,9 +117,10 @@ func (q *deadlineQueue) add(a *attempt, at time.Duration) {
 	} else {
 		dl.next.rc.dl.prev = a
 	}
-	if q.timer == nil || at < q.armedFor {
-		q.armLocked(at)
+	if arm {
+		q.armLocked(at, now)
 	}
+	return false
 }
 
 func (q *deadlineQueue) unlinkLocked(a *attempt) {
@@ -125,13 +142,14 @@ func (q *deadlineQueue) unlinkLocked(a *attempt) {
 	dl.queued.Store(false)
 }
 
-// armLocked (re)arms the timer for offset at.
-func (q *deadlineQueue) armLocked(at time.Duration) {
+// armLocked (re)arms the timer for offset at, reckoned from now (a recent reading: the
+// timer fires at most as late as that reading is old).
+func (q *deadlineQueue) armLocked(at, now time.Duration) {
 	if q.timer != nil {
 		q.timer.Stop()
 	}
 	q.armedFor = at
-	q.timer = q.rt.clk.AfterFunc(at-q.rt.clk.Since(q.rt.base), q.fire)
+	q.timer = q.rt.clk.AfterFunc(at-now, q.fire)
 }
 
 // fire expires every attempt whose deadline has passed and re-arms for the next one.
@@ -140,12 +158,13 @@ func (q *deadlineQueue) fire() {
 	var due []*attempt
 	q.mu.Lock()
 	for a := q.head; a != nil && a.rc.dl.at <= now; a = q.head {
+		a.rc.dl.taken.Store(true) // before the unlink: who sees it unqueued sees it taken
 		q.unlinkLocked(a)
 		due = append(due, a)
 	}
 	q.timer = nil
 	if q.head != nil {
-		q.armLocked(q.head.rc.dl.at)
+		q.armLocked(q.head.rc.dl.at, now)
 	}
 	q.mu.Unlock()
 	for _, a := range due {

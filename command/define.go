@@ -2,14 +2,20 @@ package command
 
 import (
 	"context"
+	"sync"
 
 	"github.com/reactivex/rxgo/v2"
 )
 
 // Kind is a command key defined once, with its Setter checked: New makes its commands
-// without looking the key up again. Get one from Define; the zero Kind is not usable. A
-// Kind is safe for concurrent use.
-type Kind[T any] struct{ ks *keyState }
+// without looking the key up again, and Execute runs executions of the key on Commands it
+// reuses (kind_execute.go). Get one from Define; the zero Kind is not usable. A Kind is
+// safe for concurrent use.
+type Kind[T any] struct {
+	ks       *keyState
+	fallback func(ctx context.Context, err error) (T, error) // WithFallback's
+	execs    *sync.Pool                                      // Commands Execute may reuse; shared by WithFallback's Kinds
+}
 
 // Define resolves the key s names in its runtime and returns the Kind of its commands, or
 // the error of an invalid Setter (an unknown property, a value out of range, THREAD
@@ -21,12 +27,15 @@ func Define[T any](s Setter) (*Kind[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Kind[T]{ks: ks}, nil
+	return &Kind[T]{ks: ks, execs: &sync.Pool{}}, nil
 }
 
-// New returns a command of the kind running run (see command.New).
+// New returns a command of the kind running run (see command.New), with the Kind's
+// fallback if it has one (WithFallback).
 func (k *Kind[T]) New(run func(ctx context.Context) (T, error)) *Command[T] {
-	return newCommand(k.ks, run)
+	c := newCommand(k.ks, run)
+	c.fallback = k.fallback
+	return c
 }
 
 // StreamKind is a stream command key defined once (see Kind).

@@ -11,8 +11,10 @@
 //   - Stream[T]: construct produces an rxgo.Observable of many values (EMIT per value);
 //     ToObservable, Observe and Values consume it.
 //   - Define / Kind[T] and DefineStream / StreamKind[T]: a command key checked once, where
-//     it is defined; New on the Kind makes its commands. command.New and NewStream define
-//     a key on its first use instead (an invalid one then fails each execution).
+//     it is defined; New on the Kind makes its commands, and Kind.Execute(ctx, run) runs
+//     one on an execution the Kind reuses (the fastest door: no allocation under
+//     SEMAPHORE; run's context is valid until run returns). command.New and NewStream
+//     define a key on its first use instead (an invalid one then fails each execution).
 //   - Setter: command, group and thread-pool keys, properties set in code, classifier.
 //   - Runtime: the registries (config, metrics, breakers, pools, hooks, clock, logger)
 //     and the per-key state; Default for the process, NewRuntime for isolated tests.
@@ -76,7 +78,9 @@
 // verdict aborted), so every permit is released and the metrics and breaker are told:
 // nothing leaks.
 //
-// The front doors are views of one execution: Execute drives it and returns; Queue drives
+// The front doors are views of one execution: Execute drives it and returns (Kind.Execute
+// too, on an execution it takes from the Kind's pool and puts back when nothing else can
+// reach it: see Kind.Execute); Queue drives
 // it and returns a Future made for it (completed before Queue returns under SEMAPHORE, as
 // in Hystrix; a rejection or short circuit without fallback is Queue's error); Observe
 // drives it with the caller's context and returns a hot observable that replays the
@@ -251,10 +255,9 @@
 //
 // Deadlines are kept per command key in a few ordered queues (striped, so parallel callers
 // share no lock), each with one clock timer (deadlines.go), not one timer per execution.
-// Under SEMAPHORE isolation an attempt joins the queue only if run asks for ctx.Done
-// (otherwise the clock decides when run
-// returns, and ctx.Err polls it); the caller gets its outcome when run returns, TIMEOUT if
-// the timer won. Under THREAD isolation every attempt joins it, and the caller gets the
+// Under SEMAPHORE isolation an attempt joins the queue only if run asks for ctx.Done or
+// ctx.Err (otherwise the clock decides when run returns, from the reading that ends the
+// run); the caller gets its outcome when run returns, TIMEOUT if the timer won. Under THREAD isolation every attempt joins it, and the caller gets the
 // fallback at the timeout while the late run is abandoned: its result changes nothing, but
 // it stays bounded by the timeout (a cancelled Future does not take the timeout away).
 //
@@ -295,13 +298,46 @@
 //
 // # Cost
 //
-// See bench_test.go: a SEMAPHORE Execute allocates once (the Command), starts no goroutine
-// and reads the clock twice on success (start, run's end: nothing runs after the run when
-// no hook is set) and three times otherwise (the terminal's); a short-circuited or
-// semaphore-rejected one reads no clock (it reports no latency, which metrics ignore for
-// executions that never ran). A run that waits for its context adds its done channel. Hooks
-// and the event notifier cost nothing while they are the no-op ones. The Command is not
-// recycled: the caller may keep it to read the accessors, the request log keeps it, and
-// the run context is part of it. A THREAD execution adds its pool state and the pool
-// task; Queue and Observe on a THREAD key add the goroutine that drives the chain.
+// What an execution reads (the runtime's clock), writes and allocates under SEMAPHORE
+// isolation without hooks (a hook adds a clock read at the terminal, as the terminal
+// time is then after the hooks; hooks and the event notifier allocate nothing while they
+// are the no-op ones). TestClockReadsPerExecution counts the reads, the allocation pins
+// (allocs_test.go) the allocations.
+//
+//   - Success: two clock reads, the start (timeout stage: it also arms the timeout,
+//     from that reading) and the run's end, which is also the terminal time. Writes to
+//     shared state: the execution semaphore (two atomic adds), the key's metrics
+//     (MarkStart, then a few atomic adds on a stripe and two histogram slots), nothing
+//     else (the breaker's state is one atomic load). Allocates nothing with Kind.Execute;
+//     New+Execute allocates the Command.
+//   - A run that asks its context for Done or Err: the same two reads. A lazy deadline
+//     joins one of the key's deadline queues (a lock, a link, an unlink when run returns)
+//     without a read, unless that queue's timer must be armed (about once per timeout
+//     period and queue under steady traffic). Done makes the done channel, once per
+//     pooled execution with Kind.Execute (once per command with New). A caller context
+//     that can end adds, for Done, a callback on it (context.AfterFunc, a weak pointer and
+//     a cleanup) and the execution is not reused.
+//   - Failure recovered by the fallback: the same two reads: the terminal time is the
+//     run's end, so the total latency does not count the fallback's own time (a third
+//     read would). Writes: as a success, plus the fallback semaphore; the breaker counts
+//     the failure from the metrics (or at once, with evaluateOnFailure). Allocates
+//     nothing with Kind.Execute (New+Execute: the Command). A failed run under a caller
+//     deadline also reads the wall clock (callerGone: did the deadline pass?).
+//   - Short circuit: one read, the breaker's sleep window (none when forced open); no
+//     start, no latency (metrics ignore it for executions that never ran). Writes: the
+//     fallback semaphore and the metrics' counters. Allocates nothing with Kind.Execute.
+//     A semaphore rejection reads nothing.
+//   - Timeout: decided by the clock at the run's end (a run that did not wait for its
+//     context), the same two reads; ended by the key's timer (a run waiting for its
+//     context), the two reads and the timer's own, on its goroutine, shared by every
+//     deadline due then. An execution a timer ended is not reused (the timer may still
+//     hold it): Kind.Execute allocates a new one next time.
+//   - THREAD: four reads (start, the worker's start, the run's end, the terminal); the
+//     deadline always joins the queue. Allocates the Command (never reused: the worker
+//     may outlive the caller), its pool state, the pool task and its channel; Queue and
+//     Observe add the goroutine that drives the chain.
+//
+// Without a fallback, a failure also allocates the caller's *Error. The Command that New
+// makes is never recycled: the caller may keep it to read the accessors, the request log
+// keeps it, and its run context stays usable after run returned.
 package command

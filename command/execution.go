@@ -31,6 +31,7 @@ type execution struct {
 	async    *async              // a door that does not wait, running a chain that may (driveAsync)
 	hook     hooks.ExecutionHook // nil while the registry holds the no-op hook (open)
 	notifies bool                // the event notifier is not the no-op one (open)
+	logged   bool                // the request log holds the execution (begin)
 
 	// Written on the goroutine that drives the chain, each by the stage named.
 	timed     bool          // start is set
@@ -135,6 +136,7 @@ func (x *execution) begin(ctx context.Context) error {
 	rc := cache.FromContext(ctx)
 	if rc != nil && x.ks.props.RequestLogEnabled.Get() {
 		rc.Log().Add(x)
+		x.logged = true
 	}
 	if err := x.takeCacheSlot(rc); err != nil {
 		return err

@@ -10,16 +10,19 @@ import (
 )
 
 // runState is the state behind the context an attempt gives to run (runCtx). It is a
-// field of the attempt, so handing the context out allocates nothing; its done channel
-// and the watch on the caller's context are made only when the user code asks for Done.
+// field of the attempt, so handing the context out allocates nothing; its done channel,
+// the lazy deadline's place in the key's queue and the watch on the caller's context are
+// made only when the user code asks for Done (the deadline also for Err).
 type runState struct {
 	mu        sync.Mutex
-	done      chan struct{} // made by Done
+	done      chan struct{} // made by Done (a pooled execution keeps one never closed)
 	after     *afterFunc    // registered by AfterFunc, called when the context ends (a list)
 	err       uint8         // why the context ended (errNone, errCanceled, errDeadline)
 	interrupt bool          // the timeout ends this context (interruptOnTimeout; always for streams)
-	lazy      bool          // the deadline joins the key's queue only when Done is asked for
+	lazy      bool          // the deadline joins the key's queue only when Done or Err is asked for
+	joined    bool          // the lazy deadline was put in the key's queue (or found passed)
 	watched   bool          // the caller's context and the lazy deadline are watched
+	parentCB  bool          // a callback on the caller's context was registered (watchParent)
 	dl        deadline      // this attempt's place in the key's deadline queue
 }
 
@@ -81,9 +84,10 @@ func (c *runCtx) Done() <-chan struct{} {
 		a.rc.done = make(chan struct{})
 		if a.rc.err != errNone {
 			close(a.rc.done)
-		} else {
-			a.watchLocked()
 		}
+	}
+	if a.rc.err == errNone {
+		a.watchLocked()
 	}
 	return a.rc.done
 }
@@ -117,18 +121,28 @@ func (a *attempt) watchLocked() {
 		a.rcCancelLocked(err)
 		return
 	}
-	if a.rc.lazy {
-		if d, ok := a.deadlineAt(); ok {
-			if a.x.now() >= d {
-				a.expireLocked()
-				return
-			}
-			a.x.ks.deadlines.add(a, d)
-		}
+	if a.joinLocked() {
+		return
 	}
 	if a.x.parent.Done() != nil {
 		a.watchParent()
 	}
+}
+
+// joinLocked puts a lazy deadline in the key's queue, once, so that the queue's timer ends
+// the context: no clock read of its own unless the queue's timer must be armed. It reports
+// whether the deadline had passed (the context then ended). a.rc.mu is held.
+func (a *attempt) joinLocked() bool {
+	if !a.rc.lazy || a.rc.joined {
+		return false
+	}
+	a.rc.joined = true
+	d, ok := a.deadlineAt()
+	if ok && a.x.ks.deadlines.add(a, d, unknownNow) {
+		a.expireLocked()
+		return true
+	}
+	return false
 }
 
 // watchParent ends the run context when the caller's context ends, even after run returned
@@ -136,6 +150,7 @@ func (a *attempt) watchLocked() {
 // attempt only weakly, and is removed once the attempt is garbage: a long-lived caller
 // context (a worker's, a server's base context) must not keep every command it ever ran.
 func (a *attempt) watchParent() {
+	a.rc.parentCB = true
 	wa := weak.Make(a)
 	stop := context.AfterFunc(a.x.parent, func() {
 		if a := wa.Value(); a != nil {
@@ -146,7 +161,8 @@ func (a *attempt) watchParent() {
 }
 
 // Err returns nil until the context ends, then context.Canceled or, for the execution
-// timeout, context.DeadlineExceeded.
+// timeout, context.DeadlineExceeded. A lazy deadline joins the key's queue on the first
+// call, whose timer ends the context: Err reads no clock.
 func (c *runCtx) Err() error {
 	a := c.a()
 	a.rc.mu.Lock()
@@ -154,8 +170,8 @@ func (c *runCtx) Err() error {
 	if a.rc.err == errNone {
 		if err := a.x.parent.Err(); err != nil {
 			a.rcCancelLocked(err)
-		} else if d, ok := a.deadlineAt(); ok && a.rc.lazy && a.x.now() >= d {
-			a.expireLocked()
+		} else {
+			a.joinLocked()
 		}
 	}
 	switch a.rc.err {

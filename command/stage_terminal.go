@@ -64,8 +64,8 @@ func (x *execution) publish(k kind) {
 	var total time.Duration
 	switch {
 	case !x.timed: // nothing was timed (short circuit, rejection, onStart)
-	case k == succeeded && x.hook == nil && a.thread == nil && a == &x.first:
-		total = a.end - x.start // nothing ran after the run: its end is the terminal time
+	case x.endsAtRun(a, k):
+		total = a.end - x.start // the run's end is the terminal time: no clock read of its own
 	default:
 		total = x.now() - x.start
 	}
@@ -76,6 +76,14 @@ func (x *execution) publish(k kind) {
 	if executed && x.notifies {
 		x.markExecution(a)
 	}
+}
+
+// endsAtRun reports whether the end of a's run stands for the terminal time of an
+// execution ending with k: the run was the execution's only attempt, on the caller's
+// goroutine, not hedged, and nothing timed ran after it (no hook) but a fallback, whose
+// time the total latency does not count (a third clock read would).
+func (x *execution) endsAtRun(a *attempt, k kind) bool {
+	return a.executed && a.thread == nil && !a.hedged && x.hook == nil && a == &x.first && k != aborted
 }
 
 // markExecution calls the event notifier's MarkCommandExecution, unless it is the no-op one.

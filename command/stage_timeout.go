@@ -13,9 +13,10 @@ import (
 // wait counts), opens the race between the run, the timer and the caller, and on the way
 // out records TIMEOUT when the timer won. With execution.timeout.enabled the attempt gets
 // a deadline: a waited one (THREAD: the caller waits for the race's winner, so the timer
-// must wake it) joins the key's deadline queue at once; otherwise it joins only if run
-// asks for ctx.Done, and the clock decides when run returns (SEMAPHORE: the caller is the
-// run). Every key uses it: without a timeout the race still settles run against caller.
+// must wake it) joins the key's deadline queue at once, armed from the start's reading;
+// otherwise it joins only if run asks for ctx.Done or ctx.Err, and the clock decides when
+// run returns (SEMAPHORE: the caller is the run). Every key uses it: without a timeout
+// the race still settles run against caller.
 type timeout struct{ waited bool }
 
 func (timeout) forKey(k shape) (stage, bool) {
@@ -59,7 +60,7 @@ func (a *attempt) startClock(waited bool) {
 	}
 	a.race.open()
 	if waited && a.timeout > 0 {
-		x.ks.deadlines.add(a, a.start+a.timeout)
+		x.ks.deadlines.add(a, a.start+a.timeout, a.start) // the start is the arming time: no read
 	}
 }
 

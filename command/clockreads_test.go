@@ -1,0 +1,118 @@
+package command
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
+)
+
+// countingClock is a fake clock that counts its readings (Now and Since).
+type countingClock struct {
+	*clock.Fake
+	reads atomic.Int64
+}
+
+func (c *countingClock) Now() time.Time { c.reads.Add(1); return c.Fake.Now() }
+
+func (c *countingClock) Since(t time.Time) time.Duration { c.reads.Add(1); return c.Fake.Since(t) }
+
+// advanceUncounted advances the clock without counting what the timers it fires read (the
+// metrics roll).
+func (c *countingClock) advanceUncounted(d time.Duration) {
+	n := c.reads.Load()
+	c.Fake.Advance(d)
+	c.reads.Store(n)
+}
+
+// readsPer returns how many times the clock was read per call of f, over n calls, after
+// as many calls to warm up (a key's metrics activation and its deadline timers are read
+// once per key and period, not per execution).
+func (c *countingClock) readsPer(n int, f func()) float64 {
+	for range n {
+		f()
+	}
+	before := c.reads.Load()
+	for range n {
+		f()
+	}
+	return float64(c.reads.Load()-before) / float64(n)
+}
+
+// TestClockReadsPerExecution pins how many times an execution reads the runtime's clock
+// on the SEMAPHORE paths without hooks (doc.go, "Cost"): at most twice, the start and the
+// run's end, which is also the terminal time (a fallback's time is not counted); the
+// timeout is armed from the start, and a lazy deadline joins its queue without a read; a
+// short circuit reads only the breaker's sleep window, a forced one nothing.
+func TestClockReadsPerExecution(t *testing.T) {
+	clk := &countingClock{Fake: clock.NewFake(epoch)}
+	rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore(config.DefaultSource())))
+	defer rt.Close()
+	setter := func(key string, kv ...string) Setter {
+		props := config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			props[kv[i]] = kv[i+1]
+		}
+		return Setter{Runtime: rt, CommandKey: key, Properties: props}
+	}
+	ctx := context.Background()
+	watching := func(ctx context.Context) (string, error) {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		default:
+			return "v", ctx.Err()
+		}
+	}
+	slow := func(context.Context) (string, error) {
+		clk.advanceUncounted(2 * time.Second) // past the timeout: the clock decides at the run's end
+		return "late", nil
+	}
+
+	open := setter("open", "circuitBreaker.requestVolumeThreshold", "1",
+		"circuitBreaker.sleepWindowInMilliseconds", "3600000",
+		"metrics.healthSnapshot.intervalInMilliseconds", "100")
+	_, _ = New(open, failing(errBoom)).WithFallback(fallbackValue("fb")).Execute(ctx)
+	rt.Metrics().Flush()
+	clk.Advance(200 * time.Millisecond)
+	rt.Metrics().Flush()
+	cmd := New(open, value("v")).WithFallback(fallbackValue("fb"))
+	_, _ = cmd.Execute(ctx)
+	require.True(t, cmd.IsResponseShortCircuited(), "the breaker opened")
+
+	for _, tc := range []struct {
+		name string
+		want float64
+		s    Setter
+		run  func(context.Context) (string, error)
+	}{
+		{"success", 2, setter("success"), value("v")},
+		{"success, run watching ctx (Done and Err)", 2, setter("watching"), watching},
+		{"failure with fallback", 2, setter("failure"), failing(errBoom)},
+		{"timeout decided at the run's end, fallback", 2, setter("timeout", "circuitBreaker.enabled", "false"), slow},
+		{"short circuit with fallback", 1, open, value("v")},
+		{"forced short circuit with fallback", 0, setter("forced", "circuitBreaker.forceOpen", "true"), value("v")},
+	} {
+		s := tc.s
+		got := clk.readsPer(100, func() {
+			_, err := New(s, tc.run).WithFallback(fallbackValue("fb")).Execute(ctx)
+			assert.NoError(t, err, tc.name)
+		})
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+
+	kind, err := Define[string](setter("kind"))
+	require.NoError(t, err)
+	kind = kind.WithFallback(fallbackValue("fb"))
+	for name, run := range map[string]func(context.Context) (string, error){
+		"success": value("v"), "success, run watching ctx": watching, "failure with fallback": failing(errBoom),
+	} {
+		assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = kind.Execute(ctx, run) }), "Kind.Execute, %s", name)
+	}
+}

@@ -1,0 +1,69 @@
+package command
+
+import "context"
+
+// WithFallback returns a Kind of the same key whose executions fall back to f (Execute's,
+// and the commands New makes unless they set their own): f gets the caller's context and
+// the error that caused it, as Command.WithFallback's does. k is unchanged; both share
+// the Commands Execute reuses.
+func (k *Kind[T]) WithFallback(f func(ctx context.Context, err error) (T, error)) *Kind[T] {
+	return &Kind[T]{ks: k.ks, fallback: f, execs: k.execs}
+}
+
+// Execute runs run as one execution of the kind's key, with the Kind's fallback, and waits
+// for its value or error: what k.New(run).Execute(ctx) does, with the same chain, events,
+// metrics and hooks, but on a Command the Kind reuses. Under SEMAPHORE isolation a
+// success, a failure recovered by the fallback and a short circuit allocate nothing
+// (command.New allocates the Command each time).
+//
+// The context run gets is valid until run returns, as a pooled context is in Polly and
+// as net/http's request context ends with its handler: the execution is then reused, and
+// its context with it. A run whose context must outlive it (a response body read after
+// run returned, work handed to a goroutine that watches the context) must use
+// k.New(run).Execute(ctx) instead, whose context stays usable. Hooks that keep the run
+// context beyond the execution are in the same case.
+//
+// An execution is reused only when nothing but Execute can still reach it: never under
+// THREAD isolation, with a retry or a hedge, after a timer ended it, when the request log
+// holds it, or when its context watched the caller's or took an AfterFunc; an execution
+// left by a panic or runtime.Goexit is left to the garbage collector.
+func (k *Kind[T]) Execute(ctx context.Context, run func(ctx context.Context) (T, error)) (T, error) {
+	c, _ := k.execs.Get().(*Command[T])
+	if c == nil {
+		c = newCommand[T](k.ks, nil)
+	}
+	c.run, c.fallback = run, k.fallback
+	v, err := c.Execute(ctx)
+	if c.reusable() { // not deferred: a panic or Goexit leaves c to the garbage collector
+		c.recycle()
+		k.execs.Put(c)
+	}
+	return v, err
+}
+
+// reusable reports whether nothing but the door that ran the Command can still reach it
+// now that its outcome is known (Kind.Execute): no goroutine of its chain (a pool worker,
+// a hedge, a retry's timer), no front-door outcomes, cache slot or request log, no timer
+// that took its attempt out of the key's deadline queue (and may still expire it), no
+// callback on the caller's context and no AfterFunc of its run context.
+func (c *Command[T]) reusable() bool {
+	x := &c.execution
+	a := &x.first
+	return c.doors.Load() == nil && x.rare == nil && x.async == nil && !x.logged && x.last == nil &&
+		(x.stages == nil || !x.stages.waits) && a.thread == nil &&
+		!a.rc.dl.queued.Load() && !a.rc.dl.taken.Load() && !a.rc.parentCB && a.rc.after == nil
+}
+
+// recycle makes a reusable Command new for the next execution of its key: everything is
+// zeroed but what ties it to its key and the run context's done channel, made by an
+// earlier execution and never closed (nothing can be waiting on it: its context was valid
+// until that run returned).
+func (c *Command[T]) recycle() {
+	ks, done := c.ks, c.first.rc.done
+	if c.first.rc.err != errNone {
+		done = nil
+	}
+	*c = Command[T]{}
+	c.ks, c.body, c.first.x = ks, c, &c.execution
+	c.first.rc.done = done
+}
