@@ -94,8 +94,8 @@ func TestClockReadsPerExecution(t *testing.T) {
 	}{
 		{"success", 2, setter("success"), value("v")},
 		{"success, run watching ctx (Done and Err)", 2, setter("watching"), watching},
-		{"failure with fallback", 2, setter("failure"), failing(errBoom)},
-		{"timeout decided at the run's end, fallback", 2, setter("timeout", "circuitBreaker.enabled", "false"), slow},
+		{"failure with fallback (its time is the total latency's)", 3, setter("failure"), failing(errBoom)},
+		{"timeout decided at the run's end, fallback", 3, setter("timeout", "circuitBreaker.enabled", "false"), slow},
 		{"short circuit with fallback", 1, open, value("v")},
 		{"forced short circuit with fallback", 0, setter("forced", "circuitBreaker.forceOpen", "true"), value("v")},
 	} {
@@ -110,9 +110,15 @@ func TestClockReadsPerExecution(t *testing.T) {
 	kind, err := Define[string](setter("kind"))
 	require.NoError(t, err)
 	kind = kind.WithFallback(fallbackValue("fb"))
-	for name, run := range map[string]func(context.Context) (string, error){
-		"success": value("v"), "success, run watching ctx": watching, "failure with fallback": failing(errBoom),
+	for name, tc := range map[string]struct {
+		want float64
+		run  func(context.Context) (string, error)
+	}{
+		"success": {2, value("v")}, "success, run watching ctx": {2, watching}, "failure with fallback": {3, failing(errBoom)},
 	} {
-		assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = kind.Execute(ctx, run) }), "Kind.Execute, %s", name)
+		assert.Equal(t, tc.want, clk.readsPer(100, func() { _, _ = kind.Execute(ctx, tc.run) }), "Kind.Execute, %s", name)
 	}
+	plain, err := Define[string](setter("plain"))
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = plain.Execute(ctx, failing(errBoom)) }), "Kind.Execute, failure without fallback")
 }

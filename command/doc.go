@@ -317,9 +317,10 @@
 //     pooled execution with Kind.Execute (once per command with New). A caller context
 //     that can end adds, for Done, a callback on it (context.AfterFunc, a weak pointer and
 //     a cleanup) and the execution is not reused.
-//   - Failure recovered by the fallback: the same two reads: the terminal time is the
-//     run's end, so the total latency does not count the fallback's own time (a third
-//     read would). Writes: as a success, plus the fallback semaphore; the breaker counts
+//   - Failure recovered by the fallback: three reads, the start, the run's end (the
+//     execution latency) and the terminal time after the fallback (the total latency
+//     counts the fallback's time, as Hystrix's does); two for a failure without a
+//     fallback. Writes: as a success, plus the fallback semaphore; the breaker counts
 //     the failure from the metrics (or at once, with evaluateOnFailure). Allocates
 //     nothing with Kind.Execute (New+Execute: the Command). A failed run under a caller
 //     deadline also reads the wall clock (callerGone: did the deadline pass?).
@@ -328,8 +329,8 @@
 //     fallback semaphore and the metrics' counters. Allocates nothing with Kind.Execute.
 //     A semaphore rejection reads nothing.
 //   - Timeout: decided by the clock at the run's end (a run that did not wait for its
-//     context), the same two reads; ended by the key's timer (a run waiting for its
-//     context), the two reads and the timer's own, on its goroutine, shared by every
+//     context), the same reads as a failure; ended by the key's timer (a run waiting for its
+//     context), those reads and the timer's own, on its goroutine, shared by every
 //     deadline due then. An execution a timer ended is not reused (the timer may still
 //     hold it): Kind.Execute allocates a new one next time.
 //   - THREAD: four reads (start, the worker's start, the run's end, the terminal); the

@@ -80,11 +80,15 @@ func (x *execution) publish(k kind) {
 
 // endsAtRun reports whether the end of a's run stands for the terminal time of an
 // execution ending with k: the run was the execution's only attempt, on the caller's
-// goroutine, not hedged, and nothing timed ran after it (no hook) but a fallback, whose
-// time the total latency does not count (a third clock read would).
+// goroutine, not hedged, and nothing ran after it (no hook, no fallback: the total
+// latency counts the fallback's time, as Hystrix's does, for a third clock read).
 func (x *execution) endsAtRun(a *attempt, k kind) bool {
-	return a.executed && a.thread == nil && !a.hedged && x.hook == nil && a == &x.first && k != aborted
+	return a.executed && a.thread == nil && !a.hedged && x.hook == nil && a == &x.first && k != aborted &&
+		x.events.Load()&fallbackRan == 0
 }
+
+// fallbackRan are the events of an execution whose fallback ran.
+const fallbackRan = 1<<metrics.FallbackSuccess | 1<<metrics.FallbackFailure
 
 // markExecution calls the event notifier's MarkCommandExecution, unless it is the no-op one.
 func (x *execution) markExecution(a *attempt) {
