@@ -122,3 +122,24 @@ func TestClockReadsPerExecution(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = plain.Execute(ctx, failing(errBoom)) }), "Kind.Execute, failure without fallback")
 }
+
+// The total latency is the caller's: the fallback's time is in it, as in Hystrix's
+// (the execution latency is the run's alone).
+func TestTotalLatencyCountsTheFallbacksTime(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore(config.DefaultSource())))
+	defer rt.Close()
+	s := Setter{Runtime: rt, CommandKey: "slowFallback", Properties: config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}}
+	cmd := New(s, func(context.Context) (string, error) {
+		clk.Advance(10 * time.Millisecond)
+		return "", errBoom
+	}).WithFallback(func(context.Context, error) (string, error) {
+		clk.Advance(30 * time.Millisecond)
+		return "fb", nil
+	})
+	v, err := cmd.Execute(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "fb", v)
+	assert.Equal(t, 10*time.Millisecond, cmd.ExecutionLatency())
+	assert.Equal(t, 40*time.Millisecond, cmd.TotalLatency())
+}
