@@ -53,6 +53,10 @@ func TestMetricsCountEveryScenario(t *testing.T) {
 	for _, sc := range scenarios {
 		_, _ = sc.execute(e, t.Context())
 		_, _ = sc.execute(e, t.Context())
+		// Let a hedge's losers end before the next scenarios move the clock: one still
+		// unwinding when the clock passes its deadline would end TIMEOUT.
+		m := e.rt.Metrics().Command(sc.key)
+		assert.Eventually(t, func() bool { return m.CurrentConcurrency() == 0 }, 5*time.Second, time.Millisecond, sc.key)
 	}
 	e.clk.Advance(time.Second) // cumulative counts move on at the end of a rolling-stats bucket (1 s)
 	e.rt.Metrics().Flush()
