@@ -24,8 +24,8 @@ type Command[T any] struct {
 	run      func(ctx context.Context) (T, error)
 	fallback func(ctx context.Context, err error) (T, error)
 
-	out   T                           // what the first attempt's run returned (result)
-	value T                           // what the caller gets: the run's or the fallback's value
+	out   T                                    // what the first attempt's run returned (result)
+	value T                                    // what the caller gets: the run's or the fallback's value
 	doors atomic.Pointer[observable.Future[T]] // made by Queue, Observe or a request-cache slot (hot.go)
 }
 
