@@ -41,6 +41,9 @@ func (h *hot[T]) rx() rxgo.Observable {
 // produce is the producer of a subscription of rx.
 func (h *hot[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
 	v, err := h.future().Get(ctx)
+	if ctx.Err() != nil { // the subscription ended, with or before the outcome
+		return
+	}
 	Emit(ctx, next, v, err)
 }
 
