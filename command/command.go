@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"sync/atomic"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -24,9 +23,9 @@ type Command[T any] struct {
 	run      func(ctx context.Context) (T, error)
 	fallback func(ctx context.Context, err error) (T, error)
 
-	out   T                                    // what the first attempt's run returned (result)
-	value T                                    // what the caller gets: the run's or the fallback's value
-	doors atomic.Pointer[observable.Future[T]] // made by Queue, Observe or a request-cache slot (hot.go)
+	out   T                    // what the first attempt's run returned (result)
+	value T                    // what the caller gets: the run's or the fallback's value
+	fut   observable.Future[T] // the outcome for Queue, Observe and request-cache hits (hot.go)
 }
 
 // New returns a command of the key s names, running run. The key's state is resolved on
@@ -160,6 +159,7 @@ func (c *Command[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 // completes when the chain decides.
 func (c *Command[T]) start(ctx context.Context) *observable.Future[T] {
 	f := c.future()
+	f.SetCanceler((*canceler)(&c.execution))
 	if err := c.begin(ctx); err != nil {
 		var zero T
 		f.Complete(zero, err)

@@ -20,8 +20,8 @@ type Canceler interface{ Cancel() }
 // producer with Complete and read by any number of goroutines with Get, Done and Result.
 //
 // The zero Future is pending and has no canceler (SetCanceler gives it one); it may be a
-// field of the producer's own struct (command.Command makes it on first use, for Queue,
-// Observe and request-cache hits). A Future must not be copied after first use. It takes no
+// field of the producer's own struct (command.Command's serves Queue, Observe and
+// request-cache hits). A Future must not be copied after first use. It takes no
 // lock: Complete and Done meet on two atomics. Done makes its channel only when asked while
 // the Future is still pending: a Future completed before anyone waits costs no channel.
 type Future[T any] struct {
