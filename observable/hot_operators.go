@@ -1,7 +1,8 @@
 package observable
 
 // The operators of hot: rxgo implements them on its own observables, so each is applied to
-// the rxgo observable of the future's outcome (rx). Written out from rxgo.Observable (v2.5.0).
+// the rxgo observable of the future's outcome (rx). Written out from rxgo.Observable
+// (v2.5.0), one per method: a method a later rxgo adds fails the build at Future.Observable.
 
 import (
 	"context"
