@@ -3,13 +3,13 @@ module github.com/rxhystrix/rxhystrix
 go 1.25.0
 
 require (
+	github.com/cenkalti/backoff/v4 v4.0.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/stretchr/testify v1.11.1
 	go.uber.org/goleak v1.3.0
 )
 
 require (
-	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
 	github.com/emirpasic/gods v1.12.0 // indirect
 	github.com/stretchr/objx v0.5.2 // indirect
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect

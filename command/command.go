@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"sync/atomic"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -24,22 +23,9 @@ type Command[T any] struct {
 	run      func(ctx context.Context) (T, error)
 	fallback func(ctx context.Context, err error) (T, error)
 
-	out   T                           // what the first attempt's run returned (result)
-	value T                           // what the caller gets: the run's or the fallback's value
-	doors atomic.Pointer[outcomes[T]] // made by Queue, Observe or a request-cache slot
-}
-
-// outcomes returns the Command's outcomes, making them on first use.
-func (c *Command[T]) outcomes() *outcomes[T] {
-	if o := c.doors.Load(); o != nil {
-		return o
-	}
-	o := &outcomes[T]{}
-	o.fut.SetCanceler((*canceler)(&c.execution))
-	if c.doors.CompareAndSwap(nil, o) {
-		return o
-	}
-	return c.doors.Load()
+	out   T                    // what the first attempt's run returned (result)
+	value T                    // what the caller gets: the run's or the fallback's value
+	fut   observable.Future[T] // the outcome for Queue, Observe and request-cache hits (hot.go)
 }
 
 // New returns a command of the key s names, running run. The key's state is resolved on
@@ -109,16 +95,21 @@ func (c *Command[T]) Queue(ctx context.Context) (*observable.Future[T], error) {
 		fut.Complete(zero, err)
 		return fut, err
 	}
-	fut := &c.start(ctx).fut
+	fut := c.start(ctx)
 	if !fut.Ready() {
 		return fut, nil
 	}
-	_, err := fut.Get(ctx)
-	var re *Error
-	if errors.As(err, &re) && re.Type != CommandException && re.Type != Timeout {
+	if _, err := fut.Get(ctx); err != nil && queueThrows(err) {
 		return fut, err
 	}
 	return fut, nil
+}
+
+// queueThrows reports whether Queue returns err, known before it returns, as its own:
+// every error but an execution error (COMMAND_EXCEPTION, TIMEOUT), as Hystrix's queue().
+func queueThrows(err error) bool {
+	var re *Error
+	return errors.As(err, &re) && re.Type != CommandException && re.Type != Timeout
 }
 
 // Observe starts the command at once, with the caller's context (request cache, request
@@ -132,11 +123,9 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 	err := c.claim(doorObserve)
 	switch {
 	case err == nil:
-		o := c.outcomes().hot(true) // ready before the command runs: a concurrent Observe waits for no run
-		c.start(ctx)
-		return o
+		return c.start(ctx).Observable()
 	case c.door.Load() == doorObserve:
-		return c.outcomes().hot(false)
+		return c.future().Observable()
 	}
 	return observable.Error(err)
 }
@@ -149,9 +138,15 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 // Observe(rxgo.WithContext(ctx)) with ctx from cache.NewRequestContext; without it the
 // command fails with ErrNoRequestContext (BAD_REQUEST_EXCEPTION).
 func (c *Command[T]) ToObservable() rxgo.Observable {
-	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
-		sendOutcome(ctx, next, c.Execute)
-	}})
+	return rxgo.Defer([]rxgo.Producer{c.subscribed})
+}
+
+// subscribed is ToObservable's producer: it executes the command on the subscription's
+// goroutine, with the subscription's context, and sends the outcome.
+func (c *Command[T]) subscribed(ctx context.Context, next chan<- rxgo.Item) {
+	growStack()
+	v, err := c.Execute(ctx)
+	observable.Emit(ctx, next, v, err)
 }
 
 // Values returns the command's outcome as a sequence of one (value, error) pair; ranging
@@ -162,15 +157,16 @@ func (c *Command[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 
 // start begins a claimed asynchronous execution for Queue and Observe; the future
 // completes when the chain decides.
-func (c *Command[T]) start(ctx context.Context) *outcomes[T] {
-	o := c.outcomes()
+func (c *Command[T]) start(ctx context.Context) *observable.Future[T] {
+	f := c.future()
+	f.SetCanceler((*canceler)(&c.execution))
 	if err := c.begin(ctx); err != nil {
 		var zero T
-		o.fut.Complete(zero, err)
-		return o
+		f.Complete(zero, err)
+		return f
 	}
 	c.driveAsync()
-	return o
+	return f
 }
 
 // begin is execution.begin with the checks of the Command's own fields.
@@ -188,11 +184,6 @@ func (c *Command[T]) outcome(v verdict) (T, error) {
 	}
 	var zero T
 	return zero, c.err
-}
-
-// sendOutcome calls f with the subscription's context and sends its value or error.
-func sendOutcome[T any](ctx context.Context, next chan<- rxgo.Item, f func(context.Context) (T, error)) {
-	item(f(ctx)).SendContext(ctx, next)
 }
 
 // The body of the chain (execution.go).
@@ -251,9 +242,9 @@ func (c *Command[T]) callFallback(x *execution, cause error) (err error) {
 	return nil
 }
 
-func (c *Command[T]) settled(_ *execution, v verdict) { c.outcomes().fut.Complete(c.outcome(v)) }
+func (c *Command[T]) settled(_ *execution, v verdict) { c.future().Complete(c.outcome(v)) }
 
-func (c *Command[T]) done() <-chan struct{} { return c.outcomes().fut.Done() }
+func (c *Command[T]) done() <-chan struct{} { return c.future().Done() }
 
 func (c *Command[T]) replays(other body) bool {
 	_, ok := other.(*Command[T])

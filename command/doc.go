@@ -84,12 +84,14 @@
 // it and returns a Future made for it (completed before Queue returns under SEMAPHORE, as
 // in Hystrix; a rejection or short circuit without fallback is Queue's error); Observe
 // drives it with the caller's context and returns a hot observable that replays the
-// outcome (a pre-filled channel once it is known, no goroutine); ToObservable drives it
-// when subscribed, with the subscriber's context (rxgo.Defer); Values drives it when
-// ranged. A command is single use: the first door claims it, and every later one (a second
-// subscription, as through RxGo operators that subscribe twice such as DoOnNext with
-// DoOnError) gets the BAD_REQUEST_EXCEPTION and leaves the first alone; Observe called
-// again returns the same observable.
+// outcome (observable.Future.Observable: a view of the command's future, so no allocation,
+// and a pre-filled channel once the outcome is known, no goroutine); ToObservable drives it
+// when subscribed, with the subscriber's context, on rxgo.Defer's producer goroutine (which
+// grows its stack first: stack.go); Values drives it when ranged. A command is single
+// use: the first door claims it, and every later one (a second subscription, as through
+// RxGo operators that subscribe twice such as DoOnNext with DoOnError) gets the
+// BAD_REQUEST_EXCEPTION and leaves the first alone; Observe called again returns the
+// same observable.
 // Streams run under SEMAPHORE isolation only: construct's observable emits on its own
 // goroutines already, so a pool worker would only wait on channels while holding a slot
 // (defining a stream key with THREAD isolation in code is an error).

@@ -5,14 +5,19 @@
 //     one error item) on every subscription, without reflection; a panic in the call
 //     becomes an error item. The collapser's Observe and ToObservable are built on it.
 //   - Future, ToFuture: the pending outcome of some work, set once by its producer
-//     (Complete) and read by any number of goroutines (Get, Done, Ready); ToFuture
-//     resolves one from the first item of a subscription. Command.Queue returns a Future
-//     kept with the command's outcomes; Collapser.Queue one made by ToFuture.
+//     (Complete) and read by any number of goroutines (Get, Done, Ready), without a lock;
+//     ToFuture resolves one from the first item of a subscription. Command.Queue returns
+//     the command's Future; Collapser.Queue one made by ToFuture.
+//   - Future.Observable: the hot observable of a future, replaying its outcome to every
+//     subscriber, early or late; Command.Observe returns it. It is a view of the future
+//     (no allocation); a subscription once the outcome is known gets a pre-filled channel
+//     and no goroutine, and the operators (Map, ...) are rxgo's, applied to an rxgo.Defer
+//     observable of the outcome. Emit sends an outcome's item as a producer does.
 //   - Replay: the items of one run, replayed to every subscriber, early or late:
 //     Stream.Observe and the request cache of streaming commands.
 //
-// Every observable returned here is a genuine rxgo.Observable built on rxgo.Defer: its
-// producer selects on the subscriber's context for every send, so it composes with any
+// Every other observable returned here is a genuine rxgo.Observable built on rxgo.Defer:
+// its producer selects on the subscriber's context for every send, so it composes with any
 // RxGo operator and leaves no goroutine behind once the subscription ends. Subscribe
 // with rxgo.WithContext and a context that is always cancelled eventually, as RxGo
 // requires anyway.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"sync/atomic"
 
 	"github.com/reactivex/rxgo/v2"
@@ -21,21 +20,21 @@ type Canceler interface{ Cancel() }
 // producer with Complete and read by any number of goroutines with Get, Done and Result.
 //
 // The zero Future is pending and has no canceler (SetCanceler gives it one); it may be a
-// field of the producer's own struct (command.Command keeps Queue's with its other outcomes,
-// made on first use). A Future must not be
-// copied after first use. Done makes its channel only when asked while the Future is still
-// pending: a Future completed before anyone waits costs no channel.
+// field of the producer's own struct (command.Command's serves Queue, Observe and
+// request-cache hits). A Future must not be copied after first use. It takes no
+// lock: Complete and Done meet on two atomics. Done makes its channel only when asked while
+// the Future is still pending: a Future completed before anyone waits costs no channel.
 type Future[T any] struct {
-	state    atomic.Uint32 // futurePending or futureDone; v and err are written before futureDone
-	mu       sync.Mutex    // guards done
-	done     chan struct{}
+	state    atomic.Uint32                 // futurePending, futureCompleting or futureDone
+	done     atomic.Pointer[chan struct{}] // made by the first Done of a pending future
 	canceler Canceler
-	v        T
+	v        T // written before futureDone, read after
 	err      error
 }
 
 const (
-	futurePending uint32 = iota
+	futurePending    uint32 = iota
+	futureCompleting        // Complete won and is writing v and err
 	futureDone
 )
 
@@ -47,15 +46,13 @@ func (f *Future[T]) SetCanceler(c Canceler) { f.canceler = c }
 // Complete resolves the future with v and err and wakes every waiter. Only the first call
 // counts; it reports whether it was that one. Call it from the producer only.
 func (f *Future[T]) Complete(v T, err error) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.state.Load() == futureDone {
+	if !f.state.CompareAndSwap(futurePending, futureCompleting) {
 		return false
 	}
 	f.v, f.err = v, err
 	f.state.Store(futureDone)
-	if f.done != nil {
-		close(f.done)
+	if ch := f.done.Load(); ch != nil { // a Done that saw the future pending stored it before
+		close(*ch)
 	}
 	return true
 }
@@ -80,18 +77,22 @@ func (f *Future[T]) Get(ctx context.Context) (T, error) {
 
 // Done is closed once the outcome is known.
 func (f *Future[T]) Done() <-chan struct{} {
-	if f.state.Load() == futureDone {
+	if f.Ready() {
 		return closedDone
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.state.Load() == futureDone {
+	ch := f.done.Load()
+	if ch == nil {
+		c := make(chan struct{})
+		if !f.done.CompareAndSwap(nil, &c) {
+			ch = f.done.Load()
+		} else {
+			ch = &c
+		}
+	}
+	if f.Ready() { // Complete may have looked for the channel before it was stored
 		return closedDone
 	}
-	if f.done == nil {
-		f.done = make(chan struct{})
-	}
-	return f.done
+	return *ch // stored before Complete's store of futureDone: Complete closes it
 }
 
 // Cancel asks the producer to give up the work (what that means is the producer's to say:

@@ -1,0 +1,69 @@
+package observable
+
+import (
+	"context"
+
+	"github.com/reactivex/rxgo/v2"
+)
+
+// Observable returns the hot observable of f's outcome: every subscription, early or late,
+// gets the outcome as one value item or one error item, then completes. It costs no
+// allocation: the observable is a view of f. A subscription made once the outcome is
+// known gets a channel that already holds the item, with no goroutine; one made before
+// waits for it on a producer goroutine, with the subscriber's context, as do the
+// operators (Map, DoOnNext, ...), which rxgo applies to an rxgo observable of the outcome.
+func (f *Future[T]) Observable() rxgo.Observable { return (*hot[T])(f) }
+
+// hot is the hot observable of a future (Future.Observable): the future under another
+// method set, so that the observable costs no allocation and is the same for every caller.
+type hot[T any] Future[T]
+
+// future returns h as its future.
+func (h *hot[T]) future() *Future[T] { return (*Future[T])(h) }
+
+// Observe subscribes: a known outcome comes in a buffered channel, with no goroutine.
+func (h *hot[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
+	if !h.future().Ready() {
+		return h.rx().Observe(opts...)
+	}
+	ch := make(chan rxgo.Item, 1)
+	ch <- item(h.v, h.err)
+	close(ch)
+	return ch
+}
+
+// rx returns an rxgo observable of the outcome: each subscription waits for it on a
+// producer goroutine.
+func (h *hot[T]) rx() rxgo.Observable {
+	return rxgo.Defer([]rxgo.Producer{h.produce})
+}
+
+// produce is the producer of a subscription of rx.
+func (h *hot[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
+	v, err := h.future().Get(ctx)
+	if ctx.Err() != nil { // the subscription ended, with or before the outcome
+		return
+	}
+	Emit(ctx, next, v, err)
+}
+
+// Emit sends the item of an outcome (a value, or an error for a non-nil err) on next,
+// unless ctx ends first; it reports whether it sent. A subscriber already waiting takes it
+// at once, without a look at ctx (whose Done channel may then never be made).
+func Emit[T any](ctx context.Context, next chan<- rxgo.Item, v T, err error) bool {
+	it := item(v, err)
+	select {
+	case next <- it:
+		return true
+	default:
+		return it.SendContext(ctx, next)
+	}
+}
+
+// item is the rxgo item of an outcome: an error item for a non-nil err, else a value item.
+func item[T any](v T, err error) rxgo.Item {
+	if err != nil {
+		return rxgo.Error(err)
+	}
+	return rxgo.Of(v)
+}
