@@ -43,13 +43,14 @@ func (k *Kind[T]) Execute(ctx context.Context, run func(ctx context.Context) (T,
 
 // reusable reports whether nothing but the door that ran the Command can still reach it
 // now that its outcome is known (Kind.Execute): no goroutine of its chain (a pool worker,
-// a hedge, a retry's timer), no front-door outcomes, cache slot or request log, no timer
-// that took its attempt out of the key's deadline queue (and may still expire it), no
-// callback on the caller's context and no AfterFunc of its run context.
+// a hedge, a retry's timer), no completed future (Queue, Observe, a cache slot), no
+// request log, no timer that took its attempt out of the key's deadline queue (and may
+// still expire it), no callback on the caller's context and no AfterFunc of its run
+// context.
 func (c *Command[T]) reusable() bool {
 	x := &c.execution
 	a := &x.first
-	return c.doors.Load() == nil && x.rare == nil && x.async == nil && !x.logged && x.last == nil &&
+	return !c.fut.Ready() && x.rare == nil && x.async == nil && !x.logged && x.last == nil &&
 		(x.stages == nil || !x.stages.waits) && a.thread == nil &&
 		!a.rc.dl.queued.Load() && !a.rc.dl.taken.Load() && !a.rc.parentCB && a.rc.after == nil
 }
