@@ -91,3 +91,20 @@ func TestSystemClock(t *testing.T) {
 	assert.GreaterOrEqual(t, <-done, 2*time.Millisecond, "AfterFunc waited its duration")
 	assert.True(t, clk.NewTimer(time.Hour).Stop())
 }
+
+// Run moves a fake clock on its own until stopped, firing its timers; after stop the
+// clock stands still.
+func TestFakeRun(t *testing.T) {
+	f := NewFake(time.Unix(0, 0))
+	fired := make(chan struct{})
+	f.AfterFunc(time.Hour, func() { close(fired) })
+	stop := f.Run(time.Minute, 0)
+	<-fired
+	stop()
+	stop() // again: nothing
+	at := f.Now()
+	time.Sleep(time.Millisecond)
+	if !f.Now().Equal(at) {
+		t.Fatalf("the clock moved after stop: %v, then %v", at, f.Now())
+	}
+}

@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -60,6 +61,34 @@ func (f *Fake) Advance(d time.Duration) {
 		f.mu.Unlock()
 		t.fire()
 	}
+}
+
+// Run moves the time forward by step, again and again, each time after a pause of
+// `every` of real time (0: the goroutine only yields), on a goroutine of its own, until
+// the returned stop is called; stop waits for that goroutine. It makes a fake clock run
+// fast beside code under test that runs flat out.
+func (f *Fake) Run(step, every time.Duration) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			f.Advance(step)
+			if every > 0 {
+				time.Sleep(every)
+			} else {
+				runtime.Gosched()
+			}
+		}
+	}()
+	return sync.OnceFunc(func() {
+		close(quit)
+		<-done
+	})
 }
 
 // Pending returns how many timers are waiting to fire.

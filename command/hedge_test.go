@@ -220,19 +220,7 @@ func TestHedgeFlatOut(t *testing.T) {
 	s := e.hedgeSetter("FO", "hedge.maxHedges", "2", "hedge.delayInMilliseconds", "1",
 		"budget.percent", "50", "execution.isolation.semaphore.maxConcurrentRequests", "1000",
 		"circuitBreaker.enabled", "false")
-	stop := make(chan struct{})
-	var ticker sync.WaitGroup
-	ticker.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				e.clk.Advance(time.Millisecond)
-				runtime.Gosched()
-			}
-		}
-	})
+	stop := e.clk.Run(time.Millisecond, 0)
 	var hedges atomic.Int64
 	var wg sync.WaitGroup
 	for range 8 {
@@ -262,8 +250,7 @@ func TestHedgeFlatOut(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	ticker.Wait()
+	stop()
 	require.Eventually(t, func() bool { return e.key("FO").metrics.CurrentConcurrency() == 0 }, 5*time.Second, time.Millisecond)
 	m := e.counts("FO", metrics.Hedge)
 	assert.GreaterOrEqual(t, m[0], hedges.Load(), "each command's hedges counted")

@@ -49,14 +49,7 @@ func (e *kindEnv) define(key string, kv ...string) *Kind[string] {
 
 // counts returns key's cumulative counts of es once the bucket in progress closed.
 func (e *kindEnv) counts(key string, es ...metrics.EventType) []int64 {
-	e.clk.Advance(time.Second)
-	e.rt.Metrics().Flush()
-	m := e.rt.Metrics().Command(key)
-	out := make([]int64, len(es))
-	for i, ev := range es {
-		out[i] = m.CumulativeCount(ev)
-	}
-	return out
+	return cumulativeCounts(e.rt, e.clk, key, es...)
 }
 
 // recycled reports whether the execution whose run context ctx was went back to its Kind:
@@ -245,19 +238,7 @@ func TestKindExecuteFlatOutIsExact(t *testing.T) {
 		}
 		return failure, nil
 	})
-	stop := make(chan struct{})
-	var advancer sync.WaitGroup
-	advancer.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			e.clk.Advance(time.Millisecond)
-			time.Sleep(20 * time.Microsecond)
-		}
-	})
+	stop := e.clk.Run(time.Millisecond, 20*time.Microsecond)
 	const goroutines, per = 8, 500
 	var got [kinds]atomic.Int64
 	var wg sync.WaitGroup
@@ -283,8 +264,7 @@ func TestKindExecuteFlatOutIsExact(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	advancer.Wait()
+	stop()
 	t.Logf("success %d, failure %d, timeout %d, short circuit %d", got[ok].Load(), got[failure].Load(),
 		got[timedOut].Load(), got[shortCircuited].Load())
 	for i := range got {

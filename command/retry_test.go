@@ -37,9 +37,15 @@ func failingTimes(n int, v string) (func(context.Context) (string, error), *atom
 
 // counts returns the cumulative counts of es for key, after a flush.
 func (e *env) counts(key string, es ...metrics.EventType) []int64 {
-	e.clk.Advance(time.Second)
-	e.rt.Metrics().Flush()
-	m := e.rt.Metrics().Command(key)
+	return cumulativeCounts(e.rt, e.clk, key, es...)
+}
+
+// cumulativeCounts returns key's cumulative counts of es once the rolling-stats bucket in
+// progress closed (the clock moves on by a second).
+func cumulativeCounts(rt *Runtime, clk *clock.Fake, key string, es ...metrics.EventType) []int64 {
+	clk.Advance(time.Second)
+	rt.Metrics().Flush()
+	m := rt.Metrics().Command(key)
 	out := make([]int64, len(es))
 	for i, ev := range es {
 		out[i] = m.CumulativeCount(ev)

@@ -174,20 +174,7 @@ func TestTransportNeverHedgesANonIdempotentCall(t *testing.T) {
 	defer be.Close()
 	c := client(t, &Transport{Setter: e.Setter("hedge-post", hedging("hedge.delayInMilliseconds", "1",
 		"execution.timeout.enabled", "false", "execution.isolation.semaphore.maxConcurrentRequests", "100")...)})
-	stop := make(chan struct{})
-	var ticker sync.WaitGroup
-	ticker.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				e.Clock.Advance(time.Millisecond)
-				time.Sleep(50 * time.Microsecond)
-			}
-		}
-	})
-	defer func() { close(stop); ticker.Wait() }()
+	defer e.Clock.Run(time.Millisecond, 50*time.Microsecond)()
 
 	const calls, workers = 1000, 8
 	var wg sync.WaitGroup

@@ -112,18 +112,7 @@ func TestClientHedgedRepliesNeverMix(t *testing.T) {
 		"budget.enabled", "false", "execution.timeout.enabled", "false",
 		"execution.isolation.semaphore.maxConcurrentRequests", "100")...),
 		Retryable: onlyUnaryCall})
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() { // the runtime's clock, 1 ms every 100 us
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Microsecond):
-				e.Clock.Advance(time.Millisecond)
-			}
-		}
-	})
+	stop := e.Clock.Run(time.Millisecond, 100*time.Microsecond) // the runtime's clock runs 10x fast
 	const workers = 8
 	var calls atomic.Int64
 	deadline := time.Now().Add(time.Minute)
@@ -145,8 +134,7 @@ func TestClientHedgedRepliesNeverMix(t *testing.T) {
 		})
 	}
 	callers.Wait()
-	close(stop)
-	wg.Wait()
+	stop()
 	hedges := e.Count("mixed", metrics.Hedge)
 	t.Logf("%d calls, %d hedged, %d sent", calls.Load(), hedges, svc.hits.Load())
 	require.GreaterOrEqual(t, hedges, int64(200), "the contested case happened")
