@@ -7,6 +7,7 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
+	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -212,8 +213,11 @@ func (c *Command[T]) failure(a *attempt, err error) kind { return trackedFailure
 func (c *Command[T]) won(a *attempt) { c.value = *c.result(a) }
 
 func (c *Command[T]) emitted(a *attempt) {
-	x, v := a.x, any(c.value)
-	h := x.hook
+	x, h := a.x, a.x.hook
+	if hooks.IgnoresEmits(h) {
+		return
+	}
+	v := any(c.value)
 	x.ks.rt.safeHook(func() {
 		h.OnExecutionEmit(a.ctx(), x.ks.info, v)
 		h.OnEmit(a.ctx(), x.ks.info, v)
@@ -233,7 +237,7 @@ func (c *Command[T]) callFallback(x *execution, cause error) (err error) {
 		return err
 	}
 	c.value = v
-	if h := x.hook; h != nil {
+	if h := x.hook; h != nil && !hooks.IgnoresEmits(h) {
 		x.ks.rt.safeHook(func() {
 			h.OnFallbackEmit(x.parent, x.ks.info, v)
 			h.OnEmit(x.parent, x.ks.info, v)

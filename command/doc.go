@@ -301,10 +301,11 @@
 // # Cost
 //
 // What an execution reads (the runtime's clock), writes and allocates under SEMAPHORE
-// isolation without hooks (a hook adds a clock read at the terminal, as the terminal
-// time is then after the hooks; hooks and the event notifier allocate nothing while they
-// are the no-op ones). TestClockReadsPerExecution counts the reads, the allocation pins
-// (allocs_test.go) the allocations.
+// isolation without hooks. Hooks add no clock read (their time, and the notifier's, is
+// not the command's); a hook or a notifier that is not the no-op one costs its calls and
+// allocates nothing (hooks_allocs_test.go), but for the value boxed for the emit hooks
+// unless the hook leaves them out (hooks.EmitIgnorer). TestClockReadsPerExecution counts
+// the reads, the allocation pins (allocs_test.go) the allocations.
 //
 //   - Success: two clock reads, the start (timeout stage: it also arms the timeout,
 //     from that reading) and the run's end, which is also the terminal time. Writes to

@@ -80,10 +80,11 @@ func (x *execution) publish(k kind) {
 
 // endsAtRun reports whether the end of a's run stands for the terminal time of an
 // execution ending with k: the run was the execution's only attempt, on the caller's
-// goroutine, not hedged, and nothing ran after it (no hook, no fallback: the total
-// latency counts the fallback's time, as Hystrix's does, for a third clock read).
+// goroutine, not hedged, and nothing but plugins ran after it (the hooks' and the
+// notifier's time is theirs, not the command's; no fallback: the total latency counts the
+// fallback's time, as Hystrix's does, for a third clock read).
 func (x *execution) endsAtRun(a *attempt, k kind) bool {
-	return a.executed && a.thread == nil && !a.hedged && x.hook == nil && a == &x.first && k != aborted &&
+	return a.executed && a.thread == nil && !a.hedged && a == &x.first && k != aborted &&
 		x.events.Load()&fallbackRan == 0
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/reactivex/rxgo/v2"
 
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -344,7 +345,7 @@ func (s *Stream[T]) emit(v T) bool {
 // emitHooks calls the hooks for one value of attempt a's run, or of the fallback (a nil).
 func (s *Stream[T]) emitHooks(x *execution, a *attempt, v T) {
 	h := x.hook
-	if h == nil {
+	if h == nil || hooks.IgnoresEmits(h) {
 		return
 	}
 	x.ks.rt.safeHook(func() {

@@ -19,7 +19,8 @@ import (
 // that succeeded is still paired with exactly one of OnSuccess, OnError and
 // OnUnsubscribe; then the failure goes to the command as from a single hook.
 // OnThreadStart and OnExecutionStart stop at the first error. Every other method calls
-// every hook even if an earlier one panics, and re-raises the first panic afterwards.
+// every hook even if an earlier one panics, and re-raises the first panic afterwards. The
+// emit methods can be left out (EmitIgnorer) when they can on every hook.
 func Compose(hs ...ExecutionHook) ExecutionHook {
 	var c composite
 	for _, h := range hs {
@@ -73,6 +74,16 @@ func each[T any](s []T, f func(T)) {
 }
 
 type composite []ExecutionHook
+
+// IgnoresEmits reports whether the emit methods can be left out on every hook of c.
+func (c composite) IgnoresEmits() bool {
+	for _, h := range c {
+		if !IgnoresEmits(h) {
+			return false
+		}
+	}
+	return true
+}
 
 func (c composite) OnStart(ctx context.Context, info Info) (_ context.Context, err error) {
 	started := 0

@@ -25,6 +25,9 @@
 // rest of the execution, so a hook can log or trace from any step and find, in a later
 // step, what it put there at the start.
 //
+// The emit hooks get the value as an any; a hook whose emit methods do nothing says so
+// (EmitIgnorer), and the command leaves them out instead of boxing every value for them.
+//
 // The thread hooks are called only under thread isolation. A timeout skips
 // OnExecutionError; a rejection or short circuit goes from OnStart straight to the
 // fallback hooks or OnError.

@@ -64,3 +64,21 @@ type ExecutionHook interface {
 	// OnUnsubscribe is called when the caller went away before the command completed.
 	OnUnsubscribe(ctx context.Context, info Info)
 }
+
+// EmitIgnorer is implemented by an ExecutionHook whose OnExecutionEmit, OnEmit and
+// OnFallbackEmit do nothing (a tracing hook, a hook that logs outcomes). A command does
+// not call them on such a hook, so it spends neither the calls nor the boxing of each
+// value into an any (an allocation for most types).
+type EmitIgnorer interface {
+	ExecutionHook
+	// IgnoresEmits reports whether the emit methods can be left out (true), or must be
+	// called all the same.
+	IgnoresEmits() bool
+}
+
+// IgnoresEmits reports whether h's emit methods can be left out (EmitIgnorer): a command
+// asks once per value it would call them with.
+func IgnoresEmits(h ExecutionHook) bool {
+	e, ok := h.(EmitIgnorer)
+	return ok && e.IgnoresEmits()
+}

@@ -147,3 +147,28 @@ func TestIsNoop(t *testing.T) {
 }
 
 type ctxKey struct{}
+
+// blind is a hook that says whether its emit methods can be left out.
+type blind struct {
+	NoopHook
+	ignores bool
+}
+
+func (b blind) IgnoresEmits() bool { return b.ignores }
+
+func TestIgnoresEmits(t *testing.T) {
+	cases := []struct {
+		name string
+		h    ExecutionHook
+		want bool
+	}{
+		{"a hook that says nothing", &onlyErrors{}, false},
+		{"a hook that says they can", blind{ignores: true}, true},
+		{"a hook that says they cannot", blind{ignores: false}, false},
+		{"hooks that all say they can", Compose(blind{ignores: true}, blind{ignores: true}), true},
+		{"hooks of which one needs them", Compose(blind{ignores: true}, &RecordingHook{}), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, IgnoresEmits(tc.h)) })
+	}
+}
