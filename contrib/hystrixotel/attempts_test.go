@@ -38,16 +38,18 @@ func TestEachAttemptOfARetriedCommandIsAChildSpan(t *testing.T) {
 func attemptsAreChildSpans(t *testing.T, isolation string) {
 	e := newEnv(t)
 	calls := 0
-	v, err := command.New(e.setter("Flaky", "retry.maxAttempts", "3", "retry.backoffInMilliseconds", "0",
-		"execution.isolation.strategy", isolation),
-		func(context.Context) (string, error) {
-			if calls++; calls < 3 {
-				return "", fmt.Errorf("call %d: %w", calls, errDown)
-			}
-			return "v", nil
-		}).Execute(t.Context())
-	require.NoError(t, err)
-	assert.Equal(t, "v", v)
+	e.inCallerSpan(t.Context(), func(ctx context.Context) {
+		v, err := command.New(e.setter("Flaky", "retry.maxAttempts", "3", "retry.backoffInMilliseconds", "0",
+			"execution.isolation.strategy", isolation),
+			func(context.Context) (string, error) {
+				if calls++; calls < 3 {
+					return "", fmt.Errorf("call %d: %w", calls, errDown)
+				}
+				return "v", nil
+			}).Execute(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "v", v)
+	})
 
 	cmd := e.span("Flaky")
 	assert.Equal(t, sdktrace.Status{Code: codes.Unset}, cmd.Status)
@@ -81,12 +83,14 @@ func attemptsAreChildSpans(t *testing.T, isolation string) {
 // budget's and the fallback's events stay the command's.
 func TestARetriedTimeoutIsAnAttemptSpan(t *testing.T) {
 	e := newEnv(t)
-	_, err := command.New(e.setter("Slow", "retry.maxAttempts", "2", "retry.backoffInMilliseconds", "0",
-		"retry.onTimeout", "true", "retry.timeoutPerAttempt", "true",
-		"execution.isolation.thread.timeoutInMilliseconds", "100"), takes(100*time.Millisecond)(e)).
-		WithFallback(func(context.Context, error) (string, error) { return "fallback", nil }).
-		Execute(t.Context())
-	require.NoError(t, err)
+	e.inCallerSpan(t.Context(), func(ctx context.Context) {
+		_, err := command.New(e.setter("Slow", "retry.maxAttempts", "2", "retry.backoffInMilliseconds", "0",
+			"retry.onTimeout", "true", "retry.timeoutPerAttempt", "true",
+			"execution.isolation.thread.timeoutInMilliseconds", "100"), takes(100*time.Millisecond)(e)).
+			WithFallback(func(context.Context, error) (string, error) { return "fallback", nil }).
+			Execute(ctx)
+		require.NoError(t, err)
+	})
 
 	attempts := e.attemptSpans("Slow")
 	require.Len(t, attempts, 2)

@@ -36,7 +36,8 @@ type env struct {
 	reader *sdkmetric.ManualReader
 }
 
-func newEnv(t *testing.T) *env {
+// newEnv returns an env whose Tracer has opts.
+func newEnv(t *testing.T, opts ...TracerOption) *env {
 	clk := clock.NewFake(time.Unix(1_000_000, 0))
 	store := config.NewStore()
 	reg := hooks.NewRegistry()
@@ -44,7 +45,7 @@ func newEnv(t *testing.T) *env {
 	reg.SetExecutionHook(rec)
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	NewTracer(tp).Install(reg)
+	NewTracer(tp, opts...).Install(reg)
 	rt := command.NewRuntime(command.WithClock(clk), command.WithConfig(store), command.WithHooks(reg))
 
 	reader := sdkmetric.NewManualReader()
@@ -91,4 +92,15 @@ func (e *env) span(name string) tracetest.SpanStub {
 	}
 	require.Len(e.t, found, 1, "spans named %s", name)
 	return found[0]
+}
+
+// remoteParent returns ctx carrying the span context of a caller in another process, as
+// a propagator extracts it from an incoming request: sampled or not.
+func remoteParent(ctx context.Context, sampled bool) context.Context {
+	var flags trace.TraceFlags
+	if sampled {
+		flags = trace.FlagsSampled
+	}
+	return trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: flags, Remote: true}))
 }

@@ -38,9 +38,17 @@ const (
 	EventHedge    = "hedge"    // an attempt starts while an earlier one has not answered (hedge.maxHedges)
 )
 
-// Tracer traces every command execution as a span, a child of the span in the caller's
+// Tracer traces command executions as spans, children of the span in the caller's
 // context. It is both a hooks.ExecutionHook and a hooks.EventNotifier and needs to be
 // installed as both (Install does). A Tracer is safe for concurrent use.
+//
+// An execution gets a span when its caller's context carries a span context that is
+// sampled: inside a trace in progress that records. Outside any trace it gets none
+// unless the Tracer was made WithRootSpans, then it starts a trace of its own (which the
+// sampler decides on). Inside a trace that is not sampled it gets none either: the
+// caller's context goes on as the run's and still carries the trace, and the execution
+// pays for the check alone (a lookup in the context per hook call the Tracer
+// implements), not for a non-recording span.
 //
 // The span starts in OnStart and is named after the command key; the context OnStart
 // returns carries it, so whatever run starts (an HTTP call, a query) is its child, on a
@@ -50,26 +58,56 @@ const (
 // (OnExecutionError), a failed fallback's, and the command's error on OnError unless it
 // is the run's error or wraps it (a failure without fallback, a bad request), which is
 // recorded already. A timeout and the start of the fallback are the span events
-// "timeout" and "fallback". A request-cache hit runs nothing: it is a span of its own
-// with hystrix.events [RESPONSE_FROM_CACHE], ended at once.
+// "timeout" and "fallback". A request-cache hit runs nothing: under the same rule it is a
+// span of its own with hystrix.events [RESPONSE_FROM_CACHE], ended at once.
 //
 // A span starts with its name and kind alone; its attributes (hystrix.command,
 // hystrix.group, hystrix.thread_pool) are set once the span records, from a set made at
 // the key's first recorded execution, and hystrix.events from a set made at the first
 // execution that ends with those events. So a sampler sees the command key as the span's
-// name, not the attributes; a sampled-out execution costs the SDK's non-recording span
+// name, not the attributes; a span the sampler drops costs the SDK's non-recording span
 // and nothing of the Tracer's own; a recorded one allocates one object besides the
 // SDK's: the execution, which is the context OnStart returns.
+//
+// The Tracer's emit methods do nothing and a command leaves them out (hooks.EmitIgnorer),
+// so it does not box its values for the Tracer.
 type Tracer struct {
 	hooks.NoopHook
 	hooks.NoopNotifier
 	tracer trace.Tracer
+	roots  bool     // WithRootSpans
 	keys   sync.Map // command key -> *keyAttributes, one per key ever recorded (a few hundred bytes)
 }
 
+// TracerOption configures a Tracer.
+type TracerOption func(*Tracer)
+
+// WithRootSpans makes the Tracer trace the executions whose caller's context carries no
+// span context too: each starts a trace of its own, a root span that the sampler decides
+// on, so that commands called outside any traced request (a batch job, a consumer loop)
+// show up. Without it they get no span.
+func WithRootSpans() TracerOption { return func(t *Tracer) { t.roots = true } }
+
 // NewTracer returns a Tracer whose spans come from tp.
-func NewTracer(tp trace.TracerProvider) *Tracer {
-	return &Tracer{tracer: tp.Tracer(ScopeName)}
+func NewTracer(tp trace.TracerProvider, opts ...TracerOption) *Tracer {
+	t := &Tracer{tracer: tp.Tracer(ScopeName)}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// IgnoresEmits reports true: the Tracer's OnExecutionEmit, OnEmit and OnFallbackEmit do
+// nothing (hooks.EmitIgnorer).
+func (*Tracer) IgnoresEmits() bool { return true }
+
+// traces reports whether an execution whose caller's context is ctx gets a span: its
+// span context is sampled, or it has none and the Tracer makes root spans.
+func (t *Tracer) traces(ctx context.Context) bool {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		return sc.IsSampled()
+	}
+	return t.roots
 }
 
 // Install puts t in front of reg's current execution hook and event notifier
@@ -139,8 +177,12 @@ func traced(ctx context.Context, key string) *execution {
 	return x
 }
 
-// OnStart starts the execution's span and returns a context carrying it.
+// OnStart starts the execution's span and returns a context carrying it, if the
+// execution gets one (see Tracer); otherwise it returns ctx.
 func (t *Tracer) OnStart(ctx context.Context, info hooks.Info) (context.Context, error) {
+	if !t.traces(ctx) {
+		return ctx, nil
+	}
 	ctx, span := t.tracer.Start(ctx, info.CommandKey, internal...)
 	if !span.IsRecording() {
 		return ctx, nil // sampled out: the context still carries the trace on
@@ -218,8 +260,11 @@ func (t *Tracer) OnUnsubscribe(ctx context.Context, info hooks.Info) {
 	}
 }
 
-// OnCacheHit records a span for the hit, ended at once.
+// OnCacheHit records a span for the hit, ended at once, if the hit gets one (see Tracer).
 func (t *Tracer) OnCacheHit(ctx context.Context, info hooks.Info) {
+	if !t.traces(ctx) {
+		return
+	}
 	_, span := t.tracer.Start(ctx, info.CommandKey, internal...)
 	if span.IsRecording() {
 		span.SetAttributes(t.attributes(info).cacheHit...)

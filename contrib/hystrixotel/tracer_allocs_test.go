@@ -21,21 +21,27 @@ import (
 
 // TestTracerAllocatesNoMoreThanTheSDK pins what the Tracer allocates per execution of a
 // key it has traced before, next to the SDK calls it makes (the race detector changes
-// allocation counts, so this runs without it): nothing of its own for a sampled-out
-// execution, and only the execution (its context) for one that records.
+// allocation counts, so this runs without it): nothing at all outside a trace or inside
+// one that is not sampled (no span is started), nothing of its own for a span its sampler
+// drops, and only the execution (its context) for one that records.
 func TestTracerAllocatesNoMoreThanTheSDK(t *testing.T) {
 	info := hooks.Info{CommandKey: "K", GroupKey: "G", ThreadPoolKey: "P"}
-	ctx := context.Background()
 	for _, tc := range []struct {
+		name    string
+		ctx     context.Context
 		sampler sdktrace.Sampler
+		spans   bool // the Tracer starts a span
 		own     float64
 	}{
-		{sdktrace.NeverSample(), 0},
-		{sdktrace.AlwaysSample(), 1}, // the execution
+		{"no trace", context.Background(), sdktrace.AlwaysSample(), false, 0},
+		{"a trace not sampled", remoteParent(context.Background(), false), sdktrace.AlwaysSample(), false, 0},
+		{"a span the sampler drops", remoteParent(context.Background(), true), sdktrace.NeverSample(), true, 0},
+		{"a span recorded", remoteParent(context.Background(), true), sdktrace.AlwaysSample(), true, 1}, // the execution
 	} {
-		t.Run(tc.sampler.Description(), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := tc.ctx
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(tc.sampler), sdktrace.WithBatcher(discard{}))
-			defer func() { require.NoError(t, tp.Shutdown(ctx)) }()
+			defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
 			tr := NewTracer(tp)
 			traced := testing.AllocsPerRun(100, func() {
 				x, err := tr.OnStart(ctx, info)
@@ -44,17 +50,21 @@ func TestTracerAllocatesNoMoreThanTheSDK(t *testing.T) {
 				tr.OnSuccess(x, info)
 			})
 
-			sdk := tp.Tracer(ScopeName)
-			start := []attribute.KeyValue{AttrCommand.String("K"), AttrGroup.String("G"), AttrThreadPool.String("P")}
-			events := []attribute.KeyValue{AttrEvents.StringSlice([]string{"SUCCESS"})}
-			spans := testing.AllocsPerRun(100, func() {
-				_, span := sdk.Start(ctx, info.CommandKey, internal...)
-				if span.IsRecording() {
-					span.SetAttributes(start...)
-					span.SetAttributes(events...)
-				}
-				span.End()
-			})
+			var spans float64
+			if tc.spans {
+				sdk := tp.Tracer(ScopeName)
+				start := []attribute.KeyValue{AttrCommand.String("K"), AttrGroup.String("G"), AttrThreadPool.String("P")}
+				events := []attribute.KeyValue{AttrEvents.StringSlice([]string{"SUCCESS"})}
+				spans = testing.AllocsPerRun(100, func() {
+					_, span := sdk.Start(ctx, info.CommandKey, internal...)
+					if span.IsRecording() {
+						span.SetAttributes(start...)
+						span.SetAttributes(events...)
+					}
+					span.End()
+				})
+				require.Positive(t, spans, "the SDK's span allocates")
+			}
 			assert.Equal(t, spans+tc.own, traced, "the SDK's %v and the Tracer's own %v", spans, tc.own)
 		})
 	}
@@ -66,9 +76,9 @@ func TestTracerAllocatesNoMoreThanTheSDK(t *testing.T) {
 // per execution that retries the Tracer's attempts and the first attempt's start time.
 func TestAnAttemptSpanAllocatesNoMoreThanTheSDK(t *testing.T) {
 	info := hooks.Info{CommandKey: "K", GroupKey: "G", ThreadPoolKey: "P"}
-	ctx := context.Background()
+	ctx := remoteParent(context.Background(), true)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
-	defer func() { require.NoError(t, tp.Shutdown(ctx)) }()
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
 	tr := NewTracer(tp)
 	err := errors.New("down")
 	run := func(retries int, retry func(x context.Context)) float64 {

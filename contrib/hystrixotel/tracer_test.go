@@ -3,6 +3,7 @@ package hystrixotel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -187,16 +188,59 @@ func TestRunsOutgoingCallsAreChildrenOfTheCommandSpan(t *testing.T) {
 	for _, isolation := range []string{"SEMAPHORE", "THREAD"} {
 		t.Run(isolation, func(t *testing.T) {
 			e := newEnv(t)
-			_, err := command.New(e.setter("Call", "execution.isolation.strategy", isolation),
-				func(ctx context.Context) (string, error) {
-					_, span := e.tp.Tracer("http").Start(ctx, "GET /stock")
-					span.End()
-					return "ok", nil
-				}).Execute(t.Context())
-			require.NoError(t, err)
+			caller := e.inCallerSpan(t.Context(), func(ctx context.Context) {
+				_, err := command.New(e.setter("Call", "execution.isolation.strategy", isolation), e.callsOut).Execute(ctx)
+				require.NoError(t, err)
+			})
 			cmd, call := e.span("Call"), e.span("GET /stock")
 			assert.Equal(t, cmd.SpanContext.SpanID(), call.Parent.SpanID())
-			assert.False(t, cmd.Parent.IsValid(), "no caller span: the command's span is a root")
+			assert.Equal(t, caller.SpanID(), cmd.Parent.SpanID())
+		})
+	}
+}
+
+// callsOut is a run that makes an outgoing call, a span of its own.
+func (e *env) callsOut(ctx context.Context) (string, error) {
+	_, span := e.tp.Tracer("http").Start(ctx, "GET /stock")
+	span.End()
+	return "ok", nil
+}
+
+// Outside any trace an execution gets no span, its run no parent; with WithRootSpans it
+// starts a trace of its own, the parent of its run's calls. The same holds for a cache hit.
+func TestOutsideATraceASpanOnlyWithRootSpans(t *testing.T) {
+	for _, roots := range []bool{false, true} {
+		t.Run(fmt.Sprint("roots=", roots), func(t *testing.T) {
+			var opts []TracerOption
+			if roots {
+				opts = append(opts, WithRootSpans())
+			}
+			e := newEnv(t, opts...)
+			ctx, rc := cache.NewRequestContext(t.Context())
+			defer rc.Close()
+			for range 2 {
+				_, err := command.New(e.setter("Call"), e.callsOut).WithCacheKey("1").Execute(ctx)
+				require.NoError(t, err)
+			}
+			call := e.span("GET /stock")
+			if !roots {
+				assert.False(t, call.Parent.IsValid(), "the run's call has no command span for parent")
+				assert.Len(t, e.spans.GetSpans(), 1, "the run's call alone")
+				assert.Equal(t, []string{"OnStart", "OnExecutionStart", "OnExecutionEmit", "OnEmit",
+					"OnExecutionSuccess", "OnSuccess", "OnCacheHit"}, e.rec.Names(), "the hooks after the Tracer see it all")
+				assert.Equal(t, ctx, e.rec.Calls()[0].Ctx, "the caller's context goes on")
+				return
+			}
+			var cmds []tracetest.SpanStub
+			for _, s := range e.spans.GetSpans() {
+				if s.Name == "Call" {
+					cmds = append(cmds, s)
+				}
+			}
+			require.Len(t, cmds, 2, "the execution and the cache hit")
+			assert.False(t, cmds[0].Parent.IsValid(), "no caller span: the command's span is a root")
+			assert.Equal(t, cmds[0].SpanContext.SpanID(), call.Parent.SpanID())
+			assert.Contains(t, cmds[1].Attributes, AttrEvents.StringSlice([]string{"RESPONSE_FROM_CACHE"}))
 		})
 	}
 }
@@ -205,12 +249,13 @@ type callerKey struct{}
 
 func TestHooksSeeTheCallersContextValuesAndTheSpan(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.WithValue(t.Context(), callerKey{}, "request-42")
-	_, err := command.New(e.setter("Ctx", "execution.isolation.strategy", "THREAD"),
-		returns("", errDown)(e)).
-		WithFallback(func(context.Context, error) (string, error) { return "fb", nil }).
-		Execute(ctx)
-	require.NoError(t, err)
+	e.inCallerSpan(context.WithValue(t.Context(), callerKey{}, "request-42"), func(ctx context.Context) {
+		_, err := command.New(e.setter("Ctx", "execution.isolation.strategy", "THREAD"),
+			returns("", errDown)(e)).
+			WithFallback(func(context.Context, error) (string, error) { return "fb", nil }).
+			Execute(ctx)
+		require.NoError(t, err)
+	})
 
 	span := e.span("Ctx").SpanContext
 	calls := e.rec.Calls()
@@ -249,34 +294,47 @@ func TestACacheHitIsASpanOfItsOwn(t *testing.T) {
 
 func TestANestedCommandGetsItsOwnSpan(t *testing.T) {
 	e := newEnv(t)
-	_, err := command.New(e.setter("Outer"), func(ctx context.Context) (string, error) {
-		return command.New(e.setter("Inner"), returns("", errDown)(e)).
-			WithFallback(func(context.Context, error) (string, error) { return "fb", nil }).Execute(ctx)
-	}).Execute(t.Context())
-	require.NoError(t, err)
+	e.inCallerSpan(t.Context(), func(ctx context.Context) {
+		_, err := command.New(e.setter("Outer"), func(ctx context.Context) (string, error) {
+			return command.New(e.setter("Inner"), returns("", errDown)(e)).
+				WithFallback(func(context.Context, error) (string, error) { return "fb", nil }).Execute(ctx)
+		}).Execute(ctx)
+		require.NoError(t, err)
+	})
 	outer, inner := e.span("Outer"), e.span("Inner")
 	assert.Equal(t, outer.SpanContext.SpanID(), inner.Parent.SpanID())
 	assert.Contains(t, outer.Attributes, AttrEvents.StringSlice([]string{"SUCCESS"}), "the inner events stay on the inner span")
 	assert.Contains(t, inner.Attributes, AttrEvents.StringSlice([]string{"FAILURE", "FALLBACK_SUCCESS"}))
 }
 
+// Inside a trace that is not sampled an execution gets no span: the caller's context goes
+// on as it is and carries the trace. Inside one that is, a span the Tracer's sampler drops
+// carries it on too, and the Tracer keeps nothing for it.
 func TestSampledOutExecutionsCarryTheTraceOn(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
 	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
-	tr := NewTracer(tp)
-	ctx, err := tr.OnStart(t.Context(), hooks.Info{CommandKey: "K"})
-	require.NoError(t, err)
-	sc := trace.SpanContextFromContext(ctx)
-	assert.True(t, sc.IsValid(), "run's calls still join the trace")
-	assert.False(t, sc.IsSampled())
-	assert.Nil(t, traced(ctx, "K"), "nothing kept for a span that records nothing")
+	tr := NewTracer(tp, WithRootSpans())
+	for _, sampled := range []bool{false, true} {
+		t.Run(fmt.Sprint("parent sampled=", sampled), func(t *testing.T) {
+			parent := remoteParent(t.Context(), sampled)
+			ctx, err := tr.OnStart(parent, hooks.Info{CommandKey: "K"})
+			require.NoError(t, err)
+			sc := trace.SpanContextFromContext(ctx)
+			assert.Equal(t, trace.SpanContextFromContext(parent).TraceID(), sc.TraceID(), "run's calls still join the trace")
+			assert.False(t, sc.IsSampled())
+			assert.Nil(t, traced(ctx, "K"), "nothing kept for a span that records nothing")
+			if !sampled {
+				assert.Equal(t, parent, ctx, "no span started: the caller's context")
+			}
+		})
+	}
 }
 
 func TestSpansCarryTheKeysOfTheirRuntime(t *testing.T) {
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
-	tr := NewTracer(tp)
+	tr := NewTracer(tp, WithRootSpans())
 	for _, group := range []string{"A", "B", "A"} { // one command key in runtimes that group it apart
 		info := hooks.Info{CommandKey: "K", GroupKey: group, ThreadPoolKey: group + "Pool"}
 		ctx, err := tr.OnStart(t.Context(), info)
@@ -310,7 +368,7 @@ func TestASamplerSeesTheCommandKeyAsTheSpanName(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(spy), sdktrace.WithSyncer(spans))
 	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
 	info := hooks.Info{CommandKey: "K", GroupKey: "G", ThreadPoolKey: "P"}
-	tr := NewTracer(tp)
+	tr := NewTracer(tp, WithRootSpans())
 	ctx, err := tr.OnStart(t.Context(), info)
 	require.NoError(t, err)
 	tr.OnSuccess(ctx, info)
