@@ -140,6 +140,23 @@ func TestHookValues(t *testing.T) {
 	e.assertIdle("H")
 }
 
+// eventsOnly is a recording notifier whose MarkCommandExecution can be left out.
+type eventsOnly struct{ *hooks.RecordingNotifier }
+
+func (eventsOnly) IgnoresExecutions() bool { return true }
+
+// A notifier that leaves MarkCommandExecution out (hooks.ExecutionIgnorer) gets every
+// MarkEvent and no MarkCommandExecution.
+func TestANotifierCanLeaveOutExecutions(t *testing.T) {
+	e := newEnv(t)
+	n := eventsOnly{&hooks.RecordingNotifier{}}
+	e.rt.Hooks().SetEventNotifier(n)
+	_, err := New(e.setter("N"), value("v")).Execute(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []hooks.Mark{{Event: metrics.Success, Key: "N"}}, n.Marks())
+	assert.Empty(t, n.Executions())
+}
+
 func TestEventNotifier(t *testing.T) {
 	e := newEnv(t)
 	var n hooks.RecordingNotifier

@@ -91,10 +91,11 @@ func (x *execution) endsAtRun(a *attempt, k kind) bool {
 // fallbackRan are the events of an execution whose fallback ran.
 const fallbackRan = 1<<metrics.FallbackSuccess | 1<<metrics.FallbackFailure
 
-// markExecution calls the event notifier's MarkCommandExecution, unless it is the no-op one.
+// markExecution calls the event notifier's MarkCommandExecution, unless it is the no-op
+// one or leaves it out (hooks.ExecutionIgnorer).
 func (x *execution) markExecution(a *attempt) {
 	n := x.ks.rt.hooks.EventNotifier()
-	if hooks.IsNoopNotifier(n) {
+	if hooks.IsNoopNotifier(n) || hooks.IgnoresExecutions(n) {
 		return
 	}
 	events := x.eventList()

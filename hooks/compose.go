@@ -38,7 +38,8 @@ func Compose(hs ...ExecutionHook) ExecutionHook {
 }
 
 // ComposeNotifiers returns an EventNotifier that calls each of ns in order, like Compose:
-// no-op notifiers are left out, and a panic in one does not keep the others from the call.
+// no-op notifiers are left out, a panic in one does not keep the others from the call, and
+// MarkCommandExecution can be left out (ExecutionIgnorer) when it can on every notifier.
 func ComposeNotifiers(ns ...EventNotifier) EventNotifier {
 	var c compositeNotifier
 	for _, n := range ns {
@@ -186,6 +187,17 @@ func (c composite) OnUnsubscribe(ctx context.Context, info Info) {
 }
 
 type compositeNotifier []EventNotifier
+
+// IgnoresExecutions reports whether MarkCommandExecution can be left out on every
+// notifier of c.
+func (c compositeNotifier) IgnoresExecutions() bool {
+	for _, n := range c {
+		if !IgnoresExecutions(n) {
+			return false
+		}
+	}
+	return true
+}
 
 func (c compositeNotifier) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
 	each(c, func(n EventNotifier) { n.MarkEvent(ctx, e, key) })

@@ -26,7 +26,8 @@
 // step, what it put there at the start.
 //
 // The emit hooks get the value as an any; a hook whose emit methods do nothing says so
-// (EmitIgnorer), and the command leaves them out instead of boxing every value for them.
+// (EmitIgnorer), and the command leaves them out instead of boxing every value for them;
+// likewise a notifier whose MarkCommandExecution does nothing (ExecutionIgnorer).
 //
 // The thread hooks are called only under thread isolation. A timeout skips
 // OnExecutionError; a rejection or short circuit goes from OnStart straight to the

@@ -21,6 +21,24 @@ type EventNotifier interface {
 	MarkCommandExecution(ctx context.Context, key string, isolation config.IsolationStrategy, d time.Duration, events []metrics.EventType)
 }
 
+// ExecutionIgnorer is implemented by an EventNotifier whose MarkCommandExecution does
+// nothing (one that reads the events as MarkEvent tells them, a tracing notifier). A
+// command does not call it on such a notifier, so it spends neither the call nor the
+// lookup of the execution's event list.
+type ExecutionIgnorer interface {
+	EventNotifier
+	// IgnoresExecutions reports whether MarkCommandExecution can be left out (true), or
+	// must be called all the same.
+	IgnoresExecutions() bool
+}
+
+// IgnoresExecutions reports whether n's MarkCommandExecution can be left out
+// (ExecutionIgnorer).
+func IgnoresExecutions(n EventNotifier) bool {
+	e, ok := n.(ExecutionIgnorer)
+	return ok && e.IgnoresExecutions()
+}
+
 // NoopNotifier is an EventNotifier that does nothing. Embed it to override one method.
 type NoopNotifier struct{}
 

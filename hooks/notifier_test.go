@@ -116,3 +116,28 @@ func TestRegistryNotifierReadDoesNotAllocate(t *testing.T) {
 	r.SetEventNotifier(&RecordingNotifier{})
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = IsNoopNotifier(r.EventNotifier()) }))
 }
+
+// deaf is a notifier that says whether its MarkCommandExecution can be left out.
+type deaf struct {
+	NoopNotifier
+	ignores bool
+}
+
+func (d deaf) IgnoresExecutions() bool { return d.ignores }
+
+func TestIgnoresExecutions(t *testing.T) {
+	cases := []struct {
+		name string
+		n    EventNotifier
+		want bool
+	}{
+		{"a notifier that says nothing", &RecordingNotifier{}, false},
+		{"a notifier that says it can", deaf{ignores: true}, true},
+		{"a notifier that says it cannot", deaf{ignores: false}, false},
+		{"notifiers that all say it can", ComposeNotifiers(deaf{ignores: true}, deaf{ignores: true}), true},
+		{"notifiers of which one needs it", ComposeNotifiers(deaf{ignores: true}, &RecordingNotifier{}), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, IgnoresExecutions(tc.n)) })
+	}
+}

@@ -69,8 +69,9 @@ const (
 // and nothing of the Tracer's own; a recorded one allocates one object besides the
 // SDK's: the execution, which is the context OnStart returns.
 //
-// The Tracer's emit methods do nothing and a command leaves them out (hooks.EmitIgnorer),
-// so it does not box its values for the Tracer.
+// The Tracer's emit methods and its MarkCommandExecution do nothing, and a command leaves
+// them out (hooks.EmitIgnorer, hooks.ExecutionIgnorer): it does not box its values nor
+// look its event list up for the Tracer.
 type Tracer struct {
 	hooks.NoopHook
 	hooks.NoopNotifier
@@ -96,6 +97,10 @@ func NewTracer(tp trace.TracerProvider, opts ...TracerOption) *Tracer {
 	}
 	return t
 }
+
+// IgnoresExecutions reports true: the Tracer's MarkCommandExecution does nothing
+// (hooks.ExecutionIgnorer); it reads the events as MarkEvent tells them.
+func (*Tracer) IgnoresExecutions() bool { return true }
 
 // IgnoresEmits reports true: the Tracer's OnExecutionEmit, OnEmit and OnFallbackEmit do
 // nothing (hooks.EmitIgnorer).
