@@ -12,6 +12,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rxhystrix/rxhystrix/contrib/hystrixotel"
 	"github.com/rxhystrix/rxhystrix/contrib/hystrixprom"
@@ -20,25 +21,41 @@ import (
 
 // telemetryLane is one runtime of BenchmarkTelemetry with a telemetry attached (or none).
 type telemetryLane struct {
-	name   string
-	attach func(b *testing.B, t *rxTarget) // nil: no telemetry
+	name string
+	// attach attaches the telemetry to t and returns the context the lane's caller
+	// executes with; nil: no telemetry, context.Background().
+	attach func(b *testing.B, t *rxTarget) context.Context
 }
 
 var telemetryLanes = []telemetryLane{
 	{name: "off"},
-	{name: "hooks", attach: func(_ *testing.B, t *rxTarget) {
+	{name: "hooks", attach: func(_ *testing.B, t *rxTarget) context.Context {
 		t.rt.Hooks().SetExecutionHook(idleHooks{})
 		t.rt.Hooks().SetEventNotifier(idleHooks{})
+		return context.Background()
 	}},
-	{name: "prometheus", attach: attachPrometheus},
-	{name: "otel-metrics", attach: attachOTelMetrics},
-	{name: "otel", attach: func(b *testing.B, t *rxTarget) {
-		attachOTelTracer(b, t, sdktrace.ParentBased(sdktrace.AlwaysSample())) // the SDK's default sampler
-		attachOTelMetrics(b, t)
+	{name: "prometheus", attach: func(b *testing.B, t *rxTarget) context.Context {
+		attachPrometheus(b, t)
+		return context.Background()
 	}},
-	{name: "otel-sampledout", attach: func(b *testing.B, t *rxTarget) {
-		attachOTelTracer(b, t, sdktrace.NeverSample())
+	{name: "otel-metrics", attach: func(b *testing.B, t *rxTarget) context.Context {
 		attachOTelMetrics(b, t)
+		return context.Background()
+	}},
+	{name: "otel", attach: func(b *testing.B, t *rxTarget) context.Context {
+		attachOTelTracer(b, t)
+		attachOTelMetrics(b, t)
+		return context.Background() // no trace in progress
+	}},
+	{name: "otel-sampledout", attach: func(b *testing.B, t *rxTarget) context.Context {
+		tp := attachOTelTracer(b, t)
+		attachOTelMetrics(b, t)
+		return callerSpan(b, tp, trace.ContextWithRemoteSpanContext(context.Background(), remoteSpan(0)))
+	}},
+	{name: "otel-traced", attach: func(b *testing.B, t *rxTarget) context.Context {
+		tp := attachOTelTracer(b, t)
+		attachOTelMetrics(b, t)
+		return callerSpan(b, tp, context.Background())
 	}},
 }
 
@@ -96,17 +113,35 @@ func attachOTelMetrics(b *testing.B, t *rxTarget) {
 	})
 }
 
-// attachOTelTracer installs a hystrixotel.Tracer on t's runtime, its spans from an SDK
-// tracer provider with sampler s and a batch span processor into an exporter that drops
-// everything.
-func attachOTelTracer(b *testing.B, t *rxTarget, s sdktrace.Sampler) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(s), sdktrace.WithBatcher(discardSpans{}))
+// attachOTelTracer installs a hystrixotel.Tracer (default options) on t's runtime, its
+// spans from an SDK tracer provider with the SDK's default sampler
+// (ParentBased(AlwaysSample)) and a batch span processor into an exporter that drops
+// everything, and returns the provider.
+func attachOTelTracer(b *testing.B, t *rxTarget) *sdktrace.TracerProvider {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
 	hystrixotel.NewTracer(tp).Install(t.rt.Hooks())
 	b.Cleanup(func() {
 		if err := tp.Shutdown(context.Background()); err != nil {
 			b.Error(err)
 		}
 	})
+	return tp
+}
+
+// callerSpan returns ctx carrying the span of a request handler started from tp (as an
+// HTTP server middleware starts it), a child of the span context in ctx if any; it ends
+// with the benchmark.
+func callerSpan(b *testing.B, tp *sdktrace.TracerProvider, ctx context.Context) context.Context {
+	ctx, span := tp.Tracer("handler").Start(ctx, "GET /")
+	b.Cleanup(func() { span.End() })
+	return ctx
+}
+
+// remoteSpan is the span context of a caller in another process with trace flags flags,
+// as a propagator extracts it from an incoming request.
+func remoteSpan(flags trace.TraceFlags) trace.SpanContext {
+	return trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: flags, Remote: true})
 }
 
 // idleHooks is an execution hook and event notifier that does nothing but is not the
@@ -143,11 +178,14 @@ func (discardMetrics) Shutdown(context.Context) error                           
 // of them alike: no telemetry ("off"); a hook and a notifier that do nothing, what the
 // command itself pays for any ("hooks"); the Prometheus Collector registered and scraped
 // once a second ("prometheus"); the OpenTelemetry Metrics on the SDK, collected once a
-// second ("otel-metrics"); those and the Tracer on the SDK, every span recorded and
-// exported through a batch processor ("otel"), or every span sampled out
-// ("otel-sampledout"). Exporters drop what they get. Reports <lane>-ns/call,
-// <lane>-overhead-ns/call (the lane's time per call minus off's) and <lane>-allocs/call
-// (1,000 sequential calls, the least of three counts).
+// second ("otel-metrics"); those and the Tracer on the SDK (default sampler, batch
+// processor) with a caller outside any trace ("otel"), inside a trace that is not sampled
+// ("otel-sampledout": the handler's span is the SDK's non-recording one), and inside a
+// recorded trace, every command span recorded ("otel-traced"). Exporters drop what they
+// get. Reports, as medians over the turns (a turn the machine's other jobs interrupted
+// does not move them), <lane>-ns/call and <lane>-overhead-ns/call (the lane's time per
+// call minus off's in the same turn), and <lane>-allocs/call (1,000 sequential calls, the
+// least of three counts).
 func BenchmarkTelemetry(b *testing.B) {
 	const batch = 50
 	calls := make([]Call, len(telemetryLanes))
@@ -155,38 +193,41 @@ func BenchmarkTelemetry(b *testing.B) {
 	for i, lane := range telemetryLanes {
 		t := NewRxhystrix("Telemetry-"+lane.name, Defaults()).(*rxTarget)
 		b.Cleanup(t.Close)
+		ctx := context.Background()
 		if lane.attach != nil {
-			lane.attach(b, t)
+			ctx = lane.attach(b, t)
 		}
-		calls[i] = func(ctx context.Context) (int, error) { return t.Do(ctx, Succeed) }
+		calls[i] = func(context.Context) (int, error) { return t.Do(ctx, Succeed) }
 		var err error
 		if allocs[i], err = allocsPerCall(calls[i], Answer); err != nil {
 			b.Fatalf("%s: %v", lane.name, err)
 		}
 	}
-	ctx := context.Background()
-	spent := make([]time.Duration, len(calls))
-	turns := 0
+	bg := context.Background()                   // each lane's call executes with its own context
+	spent := make([][]time.Duration, len(calls)) // per lane, the time of its batch in each turn
 	for b.Loop() {
+		turn := len(spent[0])
 		for j := range calls {
-			k := (turns + j) % len(calls)
+			k := (turn + j) % len(calls)
 			start := time.Now()
 			for range batch {
-				if v, err := calls[k](ctx); v != Answer || err != nil {
+				if v, err := calls[k](bg); v != Answer || err != nil {
 					b.Fatalf("%s: got %d, %v", telemetryLanes[k].name, v, err)
 				}
 			}
-			spent[k] += time.Since(start)
+			spent[k] = append(spent[k], time.Since(start))
 		}
-		turns++
 	}
-	off := float64(spent[0].Nanoseconds()) / float64(turns*batch)
+	perCall := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / batch }
 	for k, lane := range telemetryLanes {
-		ns := float64(spent[k].Nanoseconds()) / float64(turns*batch)
-		b.ReportMetric(ns, lane.name+"-ns/call")
+		ns, over := make([]float64, len(spent[k])), make([]float64, len(spent[k]))
+		for turn, d := range spent[k] {
+			ns[turn], over[turn] = perCall(d), perCall(d-spent[0][turn])
+		}
+		b.ReportMetric(Median(ns), lane.name+"-ns/call")
 		b.ReportMetric(allocs[k], lane.name+"-allocs/call")
 		if k > 0 {
-			b.ReportMetric(ns-off, lane.name+"-overhead-ns/call")
+			b.ReportMetric(Median(over), lane.name+"-overhead-ns/call")
 		}
 	}
 }

@@ -17,11 +17,12 @@ import (
 	"github.com/rxhystrix/rxhystrix/contrib/hystrixotel"
 )
 
-// instrument traces every execution of rt and publishes its metrics through
-// OpenTelemetry (the README's OpenTelemetry section); pass otel.GetTracerProvider() and
-// otel.GetMeterProvider() to use the global ones.
+// instrument traces the executions of rt that run in sampled traces and publishes its
+// metrics through OpenTelemetry (the README's OpenTelemetry section); pass
+// otel.GetTracerProvider() and otel.GetMeterProvider() to use the global ones.
 func instrument(rt *command.Runtime, tp trace.TracerProvider, mp metric.MeterProvider) (*hystrixotel.Metrics, error) {
-	// A span per execution, a child of the caller's span; your own hooks keep running.
+	// A span per execution in a sampled trace, a child of the caller's span; your own
+	// hooks keep running.
 	hystrixotel.NewTracer(tp).Install(rt.Hooks())
 	// The same metrics as hystrixprom's, read at each collection.
 	return hystrixotel.RegisterMetrics(mp, rt)
