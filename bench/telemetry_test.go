@@ -172,10 +172,10 @@ func (discardMetrics) Export(context.Context, *metricdata.ResourceMetrics) error
 func (discardMetrics) ForceFlush(context.Context) error                          { return nil }
 func (discardMetrics) Shutdown(context.Context) error                            { return nil }
 
-// BenchmarkTelemetry: the Success case (Execute on a SEMAPHORE key, a run that answers)
-// on one runtime per telemetryLane, the lanes taking turns inside every iteration (a
-// batch of calls each, in a rotating order) so that a shared machine's load falls on all
-// of them alike: no telemetry ("off"); a hook and a notifier that do nothing, what the
+// BenchmarkTelemetry: the Success case (Kind.Execute on a SEMAPHORE key, a run that
+// answers) on one runtime per telemetryLane, the lanes taking turns inside every
+// iteration (a batch of calls each, in a rotating order) so that a shared machine's load
+// falls on all of them alike: no telemetry ("off"); a hook and a notifier that do nothing, what the
 // command itself pays for any ("hooks"); the Prometheus Collector registered and scraped
 // once a second ("prometheus"); the OpenTelemetry Metrics on the SDK, collected once a
 // second ("otel-metrics"); those and the Tracer on the SDK (default sampler, batch

@@ -42,9 +42,10 @@ func pluginRuntimes(t *testing.T, h hooks.ExecutionHook, n hooks.EventNotifier, 
 }
 
 // An idle hook and notifier cost an execution no allocation on the success, fallback and
-// short-circuit paths (the race detector changes allocation counts, so this runs without
-// it): the hook calls take what they need from the execution, and MarkCommandExecution
-// gets a list of events shared by the executions with the same events.
+// short-circuit paths, through New+Execute and Kind.Execute (the race detector changes
+// allocation counts, so this runs without it): the hook calls take what they need from
+// the execution, and MarkCommandExecution gets a list of events shared by the executions
+// with the same events.
 func TestIdlePluginsAllocateNothing(t *testing.T) {
 	ctx := context.Background()
 	down := errors.New("down")
@@ -71,7 +72,19 @@ func TestIdlePluginsAllocateNothing(t *testing.T) {
 					require.Equal(t, tc.want, v)
 				})
 			}
-			assert.Equal(t, allocs(off), allocs(on))
+			assert.Equal(t, allocs(off), allocs(on), "New+Execute")
+			kindAllocs := func(s Setter) float64 {
+				s.CommandKey = "Kind"
+				k, err := Define[int](s)
+				require.NoError(t, err)
+				k = k.WithFallback(benchFallback)
+				return testing.AllocsPerRun(1000, func() {
+					v, err := k.Execute(ctx, tc.run)
+					require.NoError(t, err)
+					require.Equal(t, tc.want, v)
+				})
+			}
+			assert.Equal(t, kindAllocs(off), kindAllocs(on), "Kind.Execute")
 		})
 	}
 }
