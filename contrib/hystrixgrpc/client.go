@@ -78,7 +78,7 @@ func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *g
 	if c.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
-	u.again = c.Retryable != nil && c.Retryable(method) && reflect.TypeOf(reply).Kind() == reflect.Pointer
+	u.again = c.Retryable != nil && c.Retryable(method) && reply != nil && reflect.TypeOf(reply).Kind() == reflect.Pointer
 	run := ctx
 	if !u.again {
 		run = command.WithoutRetry(command.WithoutHedge(ctx))
