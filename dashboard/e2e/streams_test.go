@@ -80,6 +80,9 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 	// 20.4/s a host: a radius of 4 + 20 * sqrt(20.4 / 400) = 8.5; 20 % errors, between
 	// Hystrix's green (10 %) and yellow (25 %); open on one host only, so not red.
 	assert.Equal(t, &circle{R: 8.5, Fill: "hsl(72, 80%, 40%)"}, getUser.Circle)
+	// A card of its own, which the page may draw a frame after GetUser's.
+	tb.waitFor("the key on one host", cardCond("circuits", "OnlyOnA", `c.querySelector('[data-field=hosts]').textContent !== ''`),
+		10*time.Second)
 	assert.Equal(t, "1 host", tb.card("circuits", "OnlyOnA").Fields["hosts"])
 	assert.Equal(t, map[string]string{
 		"hosts": "2 hosts", "rate": "10.0", "active": "5", "queued": "2", "poolSize": "10", "coreSize": "10",
