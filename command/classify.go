@@ -68,7 +68,8 @@ func badRequestErr(err error) error {
 
 // asBadRequest is errors.As for a *BadRequestError, without the allocation errors.As
 // costs a failing run (its target escapes): it walks err's tree itself, and leaves an
-// error with an As method of its own to errors.As.
+// error with an As method of its own to errors.As. errors.AsType replaces it once go.mod
+// asks for Go 1.26.
 func asBadRequest(err error) *BadRequestError {
 	for err != nil {
 		if br, ok := err.(*BadRequestError); ok {

@@ -24,9 +24,13 @@ type Command[T any] struct {
 	run      func(ctx context.Context) (T, error)
 	fallback func(ctx context.Context, err error) (T, error)
 
-	out   T                    // what the first attempt's run returned (result)
-	value T                    // what the caller gets: the run's or the fallback's value
-	fut   observable.Future[T] // the outcome for Queue, Observe and request-cache hits (hot.go)
+	out   T // what the first attempt's run returned (result)
+	value T // what the caller gets: the run's or the fallback's value
+	// fut is the outcome for the doors that do not wait: Queue returns it, Observe its hot
+	// observable (a subscription once the outcome is known, at once under SEMAPHORE
+	// isolation, gets a channel already holding the item, with no goroutine), and
+	// request-cache hits wait on it. A field, so those doors allocate nothing more for it.
+	fut observable.Future[T]
 }
 
 // New returns a command of the key s names, running run. The key's state is resolved on
@@ -126,7 +130,7 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 	case err == nil:
 		return c.start(ctx).Observable()
 	case c.door.Load() == doorObserve:
-		return c.future().Observable()
+		return c.fut.Observable()
 	}
 	return observable.Error(err)
 }
@@ -159,7 +163,7 @@ func (c *Command[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 // start begins a claimed asynchronous execution for Queue and Observe; the future
 // completes when the chain decides.
 func (c *Command[T]) start(ctx context.Context) *observable.Future[T] {
-	f := c.future()
+	f := &c.fut
 	f.SetCanceler((*canceler)(&c.execution))
 	if err := c.begin(ctx); err != nil {
 		var zero T
@@ -246,9 +250,9 @@ func (c *Command[T]) callFallback(x *execution, cause error) (err error) {
 	return nil
 }
 
-func (c *Command[T]) settled(_ *execution, v verdict) { c.future().Complete(c.outcome(v)) }
+func (c *Command[T]) settled(_ *execution, v verdict) { c.fut.Complete(c.outcome(v)) }
 
-func (c *Command[T]) done() <-chan struct{} { return c.future().Done() }
+func (c *Command[T]) done() <-chan struct{} { return c.fut.Done() }
 
 func (c *Command[T]) replays(other body) bool {
 	_, ok := other.(*Command[T])

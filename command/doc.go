@@ -80,18 +80,17 @@
 //
 // The front doors are views of one execution: Execute drives it and returns (Kind.Execute
 // too, on an execution it takes from the Kind's pool and puts back when nothing else can
-// reach it: see Kind.Execute); Queue drives
-// it and returns a Future made for it (completed before Queue returns under SEMAPHORE, as
-// in Hystrix; a rejection or short circuit without fallback is Queue's error); Observe
-// drives it with the caller's context and returns a hot observable that replays the
-// outcome (observable.Future.Observable: a view of the command's future, so no allocation,
-// and a pre-filled channel once the outcome is known, no goroutine); ToObservable drives it
-// when subscribed, with the subscriber's context, on rxgo.Defer's producer goroutine (which
-// grows its stack first: stack.go); Values drives it when ranged. A command is single
-// use: the first door claims it, and every later one (a second subscription, as through
-// RxGo operators that subscribe twice such as DoOnNext with DoOnError) gets the
-// BAD_REQUEST_EXCEPTION and leaves the first alone; Observe called again returns the
-// same observable.
+// reach it: see Kind.Execute); Queue drives it and returns a Future made for it (completed
+// before Queue returns under SEMAPHORE, as in Hystrix; a rejection or short circuit
+// without fallback is Queue's error); Observe drives it with the caller's context and
+// returns a hot observable that replays the outcome (observable.Future.Observable: a view
+// of the command's future, so no allocation, and a pre-filled channel once the outcome is
+// known, no goroutine); ToObservable drives it when subscribed, with the subscriber's
+// context, on rxgo.Defer's producer goroutine (which grows its stack first: stack.go);
+// Values drives it when ranged. A command is single use: the first door claims it, and
+// every later one (a second subscription, as through RxGo operators that subscribe twice
+// such as DoOnNext with DoOnError) gets the BAD_REQUEST_EXCEPTION and leaves the first
+// alone; Observe called again returns the same observable.
 // Streams run under SEMAPHORE isolation only: construct's observable emits on its own
 // goroutines already, so a pool worker would only wait on channels while holding a slot
 // (defining a stream key with THREAD isolation in code is an error).
@@ -259,9 +258,10 @@
 // share no lock), each with one clock timer (deadlines.go), not one timer per execution.
 // Under SEMAPHORE isolation an attempt joins the queue only if run asks for ctx.Done or
 // ctx.Err (otherwise the clock decides when run returns, from the reading that ends the
-// run); the caller gets its outcome when run returns, TIMEOUT if the timer won. Under THREAD isolation every attempt joins it, and the caller gets the
-// fallback at the timeout while the late run is abandoned: its result changes nothing, but
-// it stays bounded by the timeout (a cancelled Future does not take the timeout away).
+// run); the caller gets its outcome when run returns, TIMEOUT if the timer won. Under
+// THREAD isolation every attempt joins it, and the caller gets the fallback at the timeout
+// while the late run is abandoned: its result changes nothing, but it stays bounded by the
+// timeout (a cancelled Future does not take the timeout away).
 //
 // # Cancellation
 //
