@@ -77,8 +77,17 @@ type EmitIgnorer interface {
 }
 
 // IgnoresEmits reports whether h's emit methods can be left out (EmitIgnorer): a command
-// asks once per value it would call them with.
-func IgnoresEmits(h ExecutionHook) bool {
+// asks once per value it would call them with. An IgnoresEmits that panics counts as
+// false: the emit methods are then called, each behind the command's panic guard.
+func IgnoresEmits(h ExecutionHook) (ignores bool) {
 	e, ok := h.(EmitIgnorer)
-	return ok && e.IgnoresEmits()
+	if !ok {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ignores = false
+		}
+	}()
+	return e.IgnoresEmits()
 }

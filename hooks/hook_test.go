@@ -156,6 +156,11 @@ type blind struct {
 
 func (b blind) IgnoresEmits() bool { return b.ignores }
 
+// panicky is a hook whose IgnoresEmits panics (user code is hostile).
+type panicky struct{ NoopHook }
+
+func (panicky) IgnoresEmits() bool { panic("boom") }
+
 func TestIgnoresEmits(t *testing.T) {
 	cases := []struct {
 		name string
@@ -167,6 +172,7 @@ func TestIgnoresEmits(t *testing.T) {
 		{"a hook that says they cannot", blind{ignores: false}, false},
 		{"hooks that all say they can", Compose(blind{ignores: true}, blind{ignores: true}), true},
 		{"hooks of which one needs them", Compose(blind{ignores: true}, &RecordingHook{}), false},
+		{"a hook whose answer panics: they are called", panicky{}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, IgnoresEmits(tc.h)) })

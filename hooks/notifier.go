@@ -33,10 +33,18 @@ type ExecutionIgnorer interface {
 }
 
 // IgnoresExecutions reports whether n's MarkCommandExecution can be left out
-// (ExecutionIgnorer).
-func IgnoresExecutions(n EventNotifier) bool {
+// (ExecutionIgnorer). An IgnoresExecutions that panics counts as false.
+func IgnoresExecutions(n EventNotifier) (ignores bool) {
 	e, ok := n.(ExecutionIgnorer)
-	return ok && e.IgnoresExecutions()
+	if !ok {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ignores = false
+		}
+	}()
+	return e.IgnoresExecutions()
 }
 
 // NoopNotifier is an EventNotifier that does nothing. Embed it to override one method.

@@ -125,6 +125,11 @@ type deaf struct {
 
 func (d deaf) IgnoresExecutions() bool { return d.ignores }
 
+// panicking is a notifier whose IgnoresExecutions panics.
+type panicking struct{ NoopNotifier }
+
+func (panicking) IgnoresExecutions() bool { panic("boom") }
+
 func TestIgnoresExecutions(t *testing.T) {
 	cases := []struct {
 		name string
@@ -136,6 +141,7 @@ func TestIgnoresExecutions(t *testing.T) {
 		{"a notifier that says it cannot", deaf{ignores: false}, false},
 		{"notifiers that all say it can", ComposeNotifiers(deaf{ignores: true}, deaf{ignores: true}), true},
 		{"notifiers of which one needs it", ComposeNotifiers(deaf{ignores: true}, &RecordingNotifier{}), false},
+		{"a notifier whose answer panics: it is called", panicking{}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, IgnoresExecutions(tc.n)) })
