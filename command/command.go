@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"slices"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -139,18 +140,51 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 // the subscription's context (so only the first succeeds, and a later one, as through an
 // operator that subscribes twice, gets the BAD_REQUEST_EXCEPTION; a command is single
 // use) and emits its value or its error. Ending the subscription's context cancels the
-// execution. With a cache key, subscribe with the request's context,
+// execution. A subscription starts the command as Observe does, on the subscriber's
+// goroutine (under SEMAPHORE isolation the command runs during the subscription, as in
+// Hystrix); an operator's subscription (Map, ...) executes it on an RxGo producer
+// goroutine. With a cache key, subscribe with the request's context,
 // Observe(rxgo.WithContext(ctx)) with ctx from cache.NewRequestContext; without it the
 // command fails with ErrNoRequestContext (BAD_REQUEST_EXCEPTION).
-func (c *Command[T]) ToObservable() rxgo.Observable {
+func (c *Command[T]) ToObservable() rxgo.Observable { return observable.View((*cold[T])(c)) }
+
+// cold is the Source of a command's cold observable (ToObservable): the command under
+// another method set, so that the observable costs no allocation.
+type cold[T any] Command[T]
+
+// Observe subscribes: the command executes on a goroutine of its own with the
+// subscription's context, and the subscriber gets a channel with room for the outcome, so
+// that the goroutine never waits for it. Options that only an rxgo subscription honours
+// subscribe through Rx.
+func (c *cold[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
+	ctx, ok := observable.SubscriptionContext(opts)
+	if !ok {
+		return c.Rx().Observe(slices.Clone(opts)...) // the clone escapes, so opts need not
+	}
+	ch := make(chan rxgo.Item, 1)
+	go c.produce(ctx, ch)
+	return ch
+}
+
+// produce executes the command for a subscription made by Observe and leaves the outcome
+// in ch.
+func (c *cold[T]) produce(ctx context.Context, ch chan<- rxgo.Item) {
+	defer close(ch)
+	v, err := (*Command[T])(c).Execute(ctx)
+	observable.Send(ch, v, err)
+}
+
+// Rx returns the rxgo observable the operators apply to: each subscription executes the
+// command on its producer goroutine.
+func (c *cold[T]) Rx() rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{c.subscribed})
 }
 
-// subscribed is ToObservable's producer: it executes the command on the subscription's
-// goroutine, with the subscription's context, and sends the outcome.
-func (c *Command[T]) subscribed(ctx context.Context, next chan<- rxgo.Item) {
+// subscribed is Rx's producer: it executes the command on the subscription's goroutine,
+// with the subscription's context, and sends the outcome.
+func (c *cold[T]) subscribed(ctx context.Context, next chan<- rxgo.Item) {
 	growStack()
-	v, err := c.Execute(ctx)
+	v, err := (*Command[T])(c).Execute(ctx)
 	observable.Emit(ctx, next, v, err)
 }
 

@@ -66,8 +66,9 @@
 // and latency) is an attempt (attempt.go), the first embedded in the execution. The steps
 // run in one loop (link.run), so the stack an execution needs does not grow with the
 // stages: the SEMAPHORE success path fits in 4 KB, twice what a new goroutine starts
-// with, so ToObservable's subscription goroutine grows its stack once, first, while it
-// is shallow (stack.go), rather than deep inside the execution.
+// with, so the producer goroutine of an operator's subscription of ToObservable grows its
+// stack once, first, while it is shallow (stack.go), rather than deep inside the
+// execution.
 //
 // The chain runs on the caller's goroutine. Under SEMAPHORE isolation it never waits for
 // another goroutine: no goroutine, no channel, no rxgo operator on the path. Under THREAD
@@ -87,8 +88,10 @@
 // returns a hot observable that replays the outcome (observable.Future.Observable: a view
 // of the command's future, so no allocation, and a pre-filled channel once the outcome is
 // known, no goroutine); ToObservable drives it when subscribed, with the subscriber's
-// context, on rxgo.Defer's producer goroutine (which grows its stack first: stack.go);
-// Values drives it when ranged. A command is single use: the first door claims it, and
+// context (read from the subscription's options: observable.SubscriptionContext), on a
+// goroutine of its own that leaves the outcome in the subscription's channel (an
+// operator's subscription, Map and the like, drives it on rxgo.Defer's producer
+// goroutine); Values drives it when ranged. A command is single use: the first door claims it, and
 // every later one (a second subscription, as through RxGo operators that subscribe twice
 // such as DoOnNext with DoOnError) gets the BAD_REQUEST_EXCEPTION and leaves the first
 // alone; Observe called again returns the same observable.

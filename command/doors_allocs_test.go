@@ -47,10 +47,10 @@ func TestAsyncDoorAllocations(t *testing.T) {
 		{"Observe drained", subscriber + 4, drained(func(ctx context.Context) rxgo.Observable {
 			return New(s, run).Observe(ctx)
 		})},
-		// the Command; rxgo.Defer 4 (producer, its slice, observable, iterable); the
-		// subscription 4 (options, their slice, channel, goroutine); the boxed value (the
-		// subscriber is waiting: its context's Done channel is not made)
-		{"ToObservable drained", subscriber + 10, drained(func(context.Context) rxgo.Observable {
+		// the Command; the subscription's channel (2, as above) and goroutine (its
+		// arguments); the boxed value (the observable is a view of the Command, the
+		// subscription's options are read into a pooled set)
+		{"ToObservable drained", subscriber + 5, drained(func(context.Context) rxgo.Observable {
 			return New(s, run).ToObservable()
 		})},
 	} {

@@ -6,9 +6,9 @@ const executionStack = 3 << 10
 
 // growStack grows the calling goroutine's stack while it is shallow. A new goroutine
 // starts with a small stack, and the runtime grows it by copying when a call runs out:
-// done deep inside an execution, the copy walks every frame above it, which cost
-// ToObservable's producer goroutine about a quarter of its time; done here, at the
-// goroutine's top, it walks almost none (cockroachdb's growstack does the same).
+// done deep inside an execution, the copy walks every frame above it, which cost the
+// rxgo.Defer producer of ToObservable's operators about half of its time; done here, at
+// the goroutine's top, it walks almost none (cockroachdb's growstack does the same).
 //
 //go:noinline
 func growStack() {

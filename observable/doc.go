@@ -1,5 +1,6 @@
 // Package observable holds the few RxJava-style pieces rxhystrix needs and RxGo v2 lacks:
-// a typed deferred source, a future, and a replay for hot observables.
+// a typed deferred source, a future, views that subscribe without a producer goroutine,
+// and a replay for hot observables.
 //
 //   - Defer, Error: a cold observable that emits the result of a call (one value item or
 //     one error item) on every subscription, without reflection; a panic in the call
@@ -11,16 +12,24 @@
 //   - Future.Observable: the hot observable of a future, replaying its outcome to every
 //     subscriber, early or late; Command.Observe returns it. It is a view of the future
 //     (no allocation); a subscription once the outcome is known gets a pre-filled channel
-//     and no goroutine, and the operators (Map, ...) are rxgo's, applied to an rxgo.Defer
-//     observable of the outcome. Emit sends an outcome's item as a producer does.
+//     (Filled) and no goroutine. Emit sends an outcome's item as a producer does, Send
+//     puts it on a channel with room for it.
+//   - Source, View: an rxgo.Observable that subscribes its own way (Source.Observe) and
+//     applies rxgo's operators (Map, ...) to an rxgo observable of the same items
+//     (Source.Rx); Future.Observable and Command.ToObservable are views. A pointer source
+//     makes the view cost no allocation.
+//   - SubscriptionContext: the context a subscription's options carry, read as rxgo.Defer
+//     reads it, so that a Source can start a subscription's work without rxgo.Defer's
+//     producer goroutine (rxgo v2.5.0's option layout, checked field by field at start;
+//     with another layout it reports false and the Source subscribes through Rx).
 //   - Replay: the items of one run, replayed to every subscriber, early or late:
 //     Stream.Observe and the request cache of streaming commands.
 //
-// Every other observable returned here is a genuine rxgo.Observable built on rxgo.Defer:
-// its producer selects on the subscriber's context for every send, so it composes with any
-// RxGo operator and leaves no goroutine behind once the subscription ends. Subscribe
-// with rxgo.WithContext and a context that is always cancelled eventually, as RxGo
-// requires anyway.
+// Every other observable returned here, and the Rx of the sources here, is a genuine
+// rxgo.Observable built on rxgo.Defer: its producer selects on the subscriber's context
+// for every send, so it composes with any RxGo operator and leaves no goroutine behind
+// once the subscription ends. Subscribe with rxgo.WithContext and a context that is always
+// cancelled eventually, as RxGo requires anyway.
 //
 // The command chain does not run through operators: package command runs its chain of
 // stages on the caller's goroutine and uses these types only at its RxGo front doors

@@ -2,6 +2,7 @@ package observable
 
 import (
 	"context"
+	"slices"
 
 	"github.com/reactivex/rxgo/v2"
 )
@@ -12,10 +13,10 @@ import (
 // known gets a channel that already holds the item, with no goroutine; one made before
 // waits for it on a producer goroutine, with the subscriber's context, as do the
 // operators (Map, DoOnNext, ...), which rxgo applies to an rxgo observable of the outcome.
-func (f *Future[T]) Observable() rxgo.Observable { return (*hot[T])(f) }
+func (f *Future[T]) Observable() rxgo.Observable { return View((*hot[T])(f)) }
 
-// hot is the hot observable of a future (Future.Observable): the future under another
-// method set, so that the observable costs no allocation and is the same for every caller.
+// hot is the Source of a future's hot observable (Future.Observable): the future under
+// another method set, so that the observable costs no allocation.
 type hot[T any] Future[T]
 
 // future returns h as its future.
@@ -24,21 +25,18 @@ func (h *hot[T]) future() *Future[T] { return (*Future[T])(h) }
 // Observe subscribes: a known outcome comes in a buffered channel, with no goroutine.
 func (h *hot[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
 	if !h.future().Ready() {
-		return h.rx().Observe(opts...)
+		return h.Rx().Observe(slices.Clone(opts)...) // the clone escapes, so opts need not
 	}
-	ch := make(chan rxgo.Item, 1)
-	ch <- item(h.v, h.err)
-	close(ch)
-	return ch
+	return Filled(h.v, h.err)
 }
 
-// rx returns an rxgo observable of the outcome: each subscription waits for it on a
+// Rx returns an rxgo observable of the outcome: each subscription waits for it on a
 // producer goroutine.
-func (h *hot[T]) rx() rxgo.Observable {
+func (h *hot[T]) Rx() rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{h.produce})
 }
 
-// produce is the producer of a subscription of rx.
+// produce is the producer of a subscription of Rx.
 func (h *hot[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
 	v, err := h.future().Get(ctx)
 	if ctx.Err() != nil { // the subscription ended, with or before the outcome
@@ -46,6 +44,18 @@ func (h *hot[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
 	}
 	Emit(ctx, next, v, err)
 }
+
+// Filled returns a closed channel holding the item of an outcome: a subscription that
+// needs no producer.
+func Filled[T any](v T, err error) <-chan rxgo.Item {
+	ch := make(chan rxgo.Item, 1)
+	Send(ch, v, err)
+	close(ch)
+	return ch
+}
+
+// Send puts the item of an outcome on ch, which has room for it.
+func Send[T any](ch chan<- rxgo.Item, v T, err error) { ch <- item(v, err) }
 
 // Emit sends the item of an outcome (a value, or an error for a non-nil err) on next,
 // unless ctx ends first; it reports whether it sent. A subscriber already waiting takes it

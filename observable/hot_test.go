@@ -13,7 +13,7 @@ import (
 func TestFutureObservableReplaysToEarlyAndLateSubscribers(t *testing.T) {
 	var f Future[int]
 	obs := f.Observable()
-	require.Same(t, obs, f.Observable(), "one observable per future")
+	require.True(t, obs == f.Observable(), "one observable per future")
 	early := collectAsync(obs.Observe(rxgo.WithContext(testCtx(t))))
 	mapped := collectAsync(obs.Map(func(_ context.Context, v any) (any, error) { return v.(int) * 2, nil }).
 		Observe(rxgo.WithContext(testCtx(t))))
