@@ -182,16 +182,19 @@ func BenchmarkExecuteWatchingCancellableContext(b *testing.B) {
 	}
 }
 
-// BenchmarkRxgoDeferFloor: an rxgo.Defer that sends one constant, drained like
-// BenchmarkToObservable: the floor of any cold rxgo observable (a producer goroutine and a
-// channel hand-off per subscription), which ToObservable pays on top of Execute.
-func BenchmarkRxgoDeferFloor(b *testing.B) {
-	obs := rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
-		rxgo.Of(1).SendContext(ctx, next)
-	}})
+// BenchmarkSubscriptionFloor: a goroutine that leaves one constant in a channel with room
+// for it, drained like BenchmarkToObservable: the floor of a subscription that returns
+// before the work is done (a goroutine, its channel and a hand-off), which ToObservable
+// pays on top of Execute.
+func BenchmarkSubscriptionFloor(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		for it := range obs.Observe() {
+		ch := make(chan rxgo.Item, 1)
+		go func() {
+			defer close(ch)
+			ch <- rxgo.Of(1)
+		}()
+		for it := range ch {
 			if it.V != 1 {
 				b.Fatal(it)
 			}
