@@ -29,9 +29,10 @@ type attempt struct {
 	// Written by the run's side of the race: executed as run starts (under thread.mu for
 	// a pool goroutine), the rest only by the side that won (the caller's side writes
 	// execLatency when it won by leaving).
-	executed    bool          // run started: metrics' MarkStart was called
+	executed    bool          // run started: metrics' MarkStart was called (unless permit)
 	fault       uint8         // the fault run gives instead (config.Fault+1), 0: none; set by faultInjection before run starts
 	hedged      bool          // set before it starts: the hedge stage, not the run, publishes its value
+	permit      bool          // the execution semaphore counted the attempt in flight: no MarkStart
 	end         time.Duration // when run returned
 	execLatency time.Duration // how long run took (runLatency)
 

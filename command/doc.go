@@ -48,6 +48,7 @@
 //	  rateLimit     rateLimit.enabled only: a permit from the group's limiter, now or
 //	                after a wait of at most maxWait (RATE_LIMITED, neutral, when none)
 //	  semaphore     SEMAPHORE only: the execution semaphore, held until the rest returns
+//	                (its permits are the key's concurrency in metrics)
 //	  adaptiveLimit ADAPTIVE only: a permit of the adaptive limit, held until the rest
 //	                returns, given back with the run's latency and outcome
 //	  timeout       starts the attempt's clock (queue wait counts) and its deadline, and
@@ -313,9 +314,11 @@
 //
 //   - Success: two clock reads, the start (timeout stage: it also arms the timeout,
 //     from that reading) and the run's end, which is also the terminal time. Writes to
-//     shared state: the execution semaphore (two atomic adds), the key's metrics
-//     (MarkStart, then a few atomic adds on a stripe and two histogram slots), nothing
-//     else (the breaker's state is one atomic load). Allocates nothing with Kind.Execute;
+//     shared state: the execution semaphore, whose permits are the key's concurrency in
+//     its metrics (metrics TryMarkStart and MarkEnd: two atomic writes to one counter,
+//     so concurrent callers pass one cache line between them, not two), then a few
+//     atomic adds on a metrics stripe and two histogram slots, nothing else (the
+//     breaker's state is one atomic load). Allocates nothing with Kind.Execute;
 //     New+Execute allocates the Command.
 //   - A run that asks its context for Done or Err: the same two reads. A lazy deadline
 //     joins one of the key's deadline queues (a lock, a link, an unlink when run returns)

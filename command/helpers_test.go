@@ -70,7 +70,7 @@ func (e *env) assertIdle(key string) {
 	e.t.Helper()
 	ks := e.key(key)
 	assert.Zero(e.t, ks.metrics.CurrentConcurrency(), "concurrency of %s", key)
-	assert.Zero(e.t, ks.execSem.InUse(), "execution semaphore of %s", key)
+	assert.Zero(e.t, ks.execPermits(), "execution semaphore of %s", key)
 	assert.Zero(e.t, ks.fallbackSem.InUse(), "fallback semaphore of %s", key)
 	if b := ks.pool.Load(); b != nil {
 		assert.Zero(e.t, b.m.CurrentActive(), "active threads of %s", key)

@@ -30,7 +30,6 @@ type keyState struct {
 	sameProps   atomic.Uintptr // the address of the properties map that last compared equal
 	metrics     *metrics.CommandMetrics
 	breaker     breaker.CircuitBreaker
-	execSem     *isolation.Semaphore
 	fallbackSem *isolation.Semaphore
 	classify    Classifier
 	deadlines   deadlines
@@ -83,9 +82,17 @@ func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 	ks.props = props
 	ks.metrics = r.metrics.CommandFor(s.CommandKey, props)
 	ks.breaker = r.breakers.Get(s.CommandKey, props)
-	ks.execSem = isolation.NewSemaphore(props.ExecutionMaxConcurrentRequests)
 	ks.fallbackSem = isolation.NewSemaphore(props.FallbackMaxConcurrentRequests)
 	return ks
+}
+
+// execPermits returns the execution semaphore's permits in use: the key's concurrency,
+// which the semaphore counts in (TryMarkStart), while the key is under SEMAPHORE isolation.
+func (ks *keyState) execPermits() int {
+	if !ks.stream && ks.props.IsolationStrategy.Get() != config.Semaphore {
+		return 0
+	}
+	return int(ks.metrics.CurrentConcurrency())
 }
 
 // errStreamThread is the definition error of a stream key set to THREAD isolation.

@@ -138,7 +138,7 @@ func (e *kindEnv) assertIdleKeys() {
 	e.rt.keys.Range(func(_, v any) bool {
 		ks := v.(*keyState)
 		assert.Zero(e.t, ks.metrics.CurrentConcurrency(), ks.info.CommandKey)
-		assert.Zero(e.t, ks.execSem.InUse(), ks.info.CommandKey)
+		assert.Zero(e.t, ks.execPermits(), ks.info.CommandKey)
 		assert.Zero(e.t, ks.fallbackSem.InUse(), ks.info.CommandKey)
 		if qs := ks.deadlines.stripes.Load(); qs != nil {
 			for i := range *qs {

@@ -196,7 +196,7 @@ func waitIdle(t *testing.T, e *env, key string) {
 	ks := e.key(key)
 	require.Eventually(t, func() bool {
 		b := ks.pool.Load()
-		return ks.metrics.CurrentConcurrency() == 0 && ks.execSem.InUse() == 0 && (b == nil || b.m.CurrentActive() == 0)
+		return ks.metrics.CurrentConcurrency() == 0 && ks.execPermits() == 0 && (b == nil || b.m.CurrentActive() == 0)
 	}, 5*time.Second, time.Millisecond)
 	e.assertIdle(key)
 }

@@ -179,10 +179,10 @@ func (r *Runtime) CommandKeys(commandKey string) (group, threadPool string) {
 // check can tell a leak from load.
 func (r *Runtime) Permits(commandKey string) (execution, fallback int) {
 	ks := r.lookup(commandKey)
-	if ks == nil || ks.execSem == nil { // an invalid key holds no semaphores
+	if ks == nil || ks.fallbackSem == nil { // an invalid key holds no semaphores
 		return 0, 0
 	}
-	return ks.execSem.InUse(), ks.fallbackSem.InUse()
+	return ks.execPermits(), ks.fallbackSem.InUse()
 }
 
 // state returns the per-key state of s.CommandKey, resolving it on first use: the first

@@ -33,6 +33,8 @@ func TestExecutionSemaphoreRejection(t *testing.T) {
 			}()
 			<-started
 			assert.EqualValues(t, 1, e.key("S").metrics.CurrentConcurrency())
+			permits, _ := e.rt.Permits("S")
+			assert.Equal(t, 1, permits, "the semaphore's permits are the key's concurrency")
 
 			e.rec.Reset()
 			second := New(s, value("never"))
@@ -55,6 +57,7 @@ func TestExecutionSemaphoreRejection(t *testing.T) {
 			assert.True(t, second.IsResponseRejected())
 			assert.True(t, second.IsResponseSemaphoreRejected())
 			assert.Equal(t, ErrSemaphoreRejected, second.FailedExecutionError())
+			assert.EqualValues(t, 1, e.key("S").metrics.CurrentConcurrency(), "a rejection holds nothing")
 
 			close(release)
 			require.NoError(t, <-done)

@@ -29,7 +29,9 @@ func (a *attempt) runOnce() verdict {
 	x := a.x
 	if a.thread == nil {
 		a.executed = true
-		x.ks.metrics.MarkStart()
+		if !a.permit {
+			x.ks.metrics.MarkStart()
+		}
 	}
 	err := a.callRun()
 	end := x.now()

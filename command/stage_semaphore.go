@@ -6,7 +6,8 @@ import (
 )
 
 // semaphore is the execution semaphore of SEMAPHORE isolation: a permit per key, taken
-// without waiting and held until the rest of the chain returns.
+// without waiting and held until the rest of the chain returns. Its permits are the key's
+// concurrency in metrics (TryMarkStart): one counter for both.
 type semaphore struct{}
 
 // semaphoreFull is the semaphore's refusal: SEMAPHORE_REJECTED.
@@ -15,13 +16,14 @@ var semaphoreFull = refusal{event: metrics.SemaphoreRejected, failure: RejectedS
 func (semaphore) forKey(k shape) (stage, bool) { return semaphore{}, k.iso == config.Semaphore }
 
 func (semaphore) enter(x *execution, a *attempt) (verdict, bool) {
-	if !x.ks.execSem.TryAcquire() {
+	if !x.ks.metrics.TryMarkStart(int64(x.ks.props.ExecutionMaxConcurrentRequests.Get())) {
 		return a.refuse(&semaphoreFull, ErrSemaphoreRejected), false
 	}
+	a.permit = true
 	return verdict{}, true
 }
 
 func (semaphore) exit(x *execution, _ *attempt, v verdict) verdict {
-	x.ks.execSem.Release()
+	x.ks.metrics.MarkEnd()
 	return v
 }

@@ -129,6 +129,9 @@ func (x *execution) record(a *attempt, events uint32, total time.Duration, cut b
 	if cut {
 		res = res.WithoutLatency()
 	}
+	if a.permit {
+		res = res.WithEndMarked()
+	}
 	x.ks.metrics.MarkComplete(res)
 	return executed
 }

@@ -1,12 +1,13 @@
-// Package isolation holds Hystrix's two isolation mechanisms, usable and testable on their
-// own: the execution semaphore (SEMAPHORE strategy) and the goroutine pool per thread-pool
-// key (THREAD strategy).
+// Package isolation holds Hystrix's semaphores and its goroutine pool per thread-pool key
+// (THREAD strategy), usable and testable on their own.
 //
 // Semaphore is a lock-free, non-blocking counting semaphore whose limit is a live
 // config.Property[int]: TryAcquire reads the limit on every call, so changes apply at once
-// (downward too). The command package makes one per command key for execution and one for
-// fallback, and Releases each permit exactly once, in a deferred call of the stage that
-// took it (so a runtime.Goexit in user code gives it back too).
+// (downward too). The command package makes one per command key for its fallback, and
+// Releases each permit exactly once, in a deferred call of the stage that took it (so a
+// runtime.Goexit in user code gives it back too). The execution semaphore of SEMAPHORE
+// isolation works the same way on the key's concurrency counter in metrics
+// (CommandMetrics.TryMarkStart), so that an execution writes one counter, not two.
 //
 // Pool is the goroutine pool of one thread-pool key, with the semantics Hystrix gets from
 // java.util.concurrent.ThreadPoolExecutor: coreSize, maximumSize (only with

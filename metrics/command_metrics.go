@@ -86,6 +86,17 @@ func (m *CommandMetrics) Key() string { return m.s.key }
 // will carry WithExecuted, so that MarkComplete ends what MarkStart began.
 func (m *CommandMetrics) MarkStart() { m.s.markStart() }
 
+// TryMarkStart is MarkStart under a limit, the execution semaphore of SEMAPHORE
+// isolation: it counts one more execution in flight unless limit are in flight already,
+// and reports whether it did. The semaphore's permits are then the key's concurrency, one
+// counter where two would pass the same cache line between the cores of concurrent
+// callers twice as often. MarkEnd ends what it began; the execution's result says so
+// (WithEndMarked), whether run executed or not.
+func (m *CommandMetrics) TryMarkStart(limit int64) bool { return m.s.tryMarkStart(limit) }
+
+// MarkEnd ends an execution in flight that TryMarkStart began.
+func (m *CommandMetrics) MarkEnd() { m.s.current.Add(-1) }
+
 // MarkComplete folds the outcome of one execution into the key's counters on the calling
 // goroutine: a few atomic adds on a stripe of its own, no lock, no allocation, nothing
 // that can be dropped. If res.Executed() the live concurrency drops by one and, when
@@ -106,7 +117,9 @@ func (m *CommandMetrics) MarkComplete(res ExecutionResult) {
 		st.n[ExceptionThrown].Add(uint32(bits.OnesCount32(x)))
 	}
 	if res.executed {
-		s.current.Add(-1)
+		if !res.ended {
+			s.current.Add(-1)
+		}
 		if m.percentileEnabled.Get() && !res.cutShort {
 			st.sum[0].Add(uint64(max(res.executionLatency, 0)))
 			st.sum[1].Add(uint64(max(res.totalLatency, 0)))
@@ -233,11 +246,12 @@ func (m *CommandMetrics) CumulativeCount(e EventType) int64 {
 	return m.s.stats.cumulative[e].Load()
 }
 
-// RollingMaxConcurrency returns the highest concurrency seen by MarkStart in the
-// rollingStats window.
+// RollingMaxConcurrency returns the highest concurrency seen by MarkStart and
+// TryMarkStart in the rollingStats window.
 func (m *CommandMetrics) RollingMaxConcurrency() int64 { return m.s.stats.max.Load() }
 
-// CurrentConcurrency returns the executions started and not yet completed (live).
+// CurrentConcurrency returns the executions started and not yet completed (live): under
+// SEMAPHORE isolation, the execution semaphore's permits in use (TryMarkStart).
 func (m *CommandMetrics) CurrentConcurrency() int64 { return m.s.current.Load() }
 
 // ExecutionLatencyPercentile returns the p-th percentile (0..100) of the run latency of

@@ -65,6 +65,34 @@ func TestConcurrency(t *testing.T) {
 	assert.Zero(t, m.RollingMaxConcurrency(), "the maximum ages out with its bucket")
 }
 
+// An execution semaphore counting its permits in the concurrency (TryMarkStart) refuses
+// at its limit, raises the maximum like MarkStart, and MarkEnd ends its executions,
+// whether they ran or not, so MarkComplete leaves the concurrency alone for them.
+func TestTryMarkStart(t *testing.T) {
+	e := newEnv(t)
+	m := e.r.Command("K")
+	assert.True(t, m.TryMarkStart(2))
+	assert.True(t, m.TryMarkStart(2))
+	assert.False(t, m.TryMarkStart(2), "the limit is in flight")
+	assert.Equal(t, int64(2), m.CurrentConcurrency())
+	m.MarkStart() // another isolation's execution counts against the limit too
+	assert.False(t, m.TryMarkStart(3))
+	m.MarkComplete(result(Success).WithExecuted(false))
+	assert.True(t, m.TryMarkStart(3), "a limit raised meanwhile, or a permit back")
+	assert.Equal(t, int64(3), m.CurrentConcurrency())
+
+	m.MarkEnd()
+	m.MarkComplete(result(Success).WithExecuted(false).WithEndMarked())
+	m.MarkEnd()
+	m.MarkComplete(result(SemaphoreRejected, FallbackSuccess).WithEndMarked()) // refused inside: never ran
+	assert.Equal(t, int64(1), m.CurrentConcurrency())
+	e.advance(time.Second)
+	assert.Equal(t, int64(3), m.RollingMaxConcurrency())
+	m.MarkEnd()
+	m.MarkComplete(result(Success).WithExecuted(false).WithEndMarked())
+	assert.Zero(t, m.CurrentConcurrency())
+}
+
 func TestThreadPoolMetrics(t *testing.T) {
 	e := newEnv(t)
 	p := e.r.ThreadPool("pool")

@@ -16,6 +16,7 @@ type ExecutionResult struct {
 	executed         bool
 	executedInThread bool
 	cutShort         bool // WithoutLatency
+	ended            bool // WithEndMarked
 	executionLatency time.Duration
 	totalLatency     time.Duration
 }
@@ -78,6 +79,13 @@ func (r ExecutionResult) WithExecuted(inThread bool) ExecutionResult {
 // nothing of the dependency's and would drag a percentile it is measured against.
 func (r ExecutionResult) WithoutLatency() ExecutionResult {
 	r.cutShort = true
+	return r
+}
+
+// WithEndMarked returns r for an execution whose end in flight was marked already
+// (MarkEnd, after TryMarkStart): MarkComplete leaves the concurrency alone.
+func (r ExecutionResult) WithEndMarked() ExecutionResult {
+	r.ended = true
 	return r
 }
 

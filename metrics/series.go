@@ -88,13 +88,32 @@ func (s *series) touch() {
 
 // markStart counts one more execution in flight and raises the peak.
 func (s *series) markStart() {
-	c := s.current.Add(1)
-	for p := s.peak.Load(); c > p; p = s.peak.Load() {
-		if s.peak.CompareAndSwap(p, c) {
-			break
+	s.raisePeak(s.current.Add(1))
+	s.touch()
+}
+
+// tryMarkStart is markStart unless limit executions are in flight already.
+func (s *series) tryMarkStart(limit int64) bool {
+	for {
+		c := s.current.Load()
+		if c >= limit {
+			return false
+		}
+		if s.current.CompareAndSwap(c, c+1) {
+			s.raisePeak(c + 1)
+			s.touch()
+			return true
 		}
 	}
-	s.touch()
+}
+
+// raisePeak makes the peak at least c.
+func (s *series) raisePeak(c int64) {
+	for p := s.peak.Load(); c > p; p = s.peak.Load() {
+		if s.peak.CompareAndSwap(p, c) {
+			return
+		}
+	}
 }
 
 // roll cuts the buckets of the key's windows of width w: k boundaries passed since the
