@@ -195,14 +195,13 @@ func TestAdaptiveQueue(t *testing.T) {
 
 	// a waiter waits at most the execution timeout
 	done = holdOne(context.Background(), s)
+	armed := e.clk.Pending()
 	rejected := make(chan error)
 	go func() {
 		_, err := New(s, value("v")).Execute(context.Background())
 		rejected <- err
 	}()
-	for l.Queued() == 0 {
-		runtime.Gosched()
-	}
+	e.clk.BlockUntil(armed + 1) // the waiter's timer: it queues first, then arms it
 	e.clk.Advance(time.Second)
 	assert.ErrorIs(t, <-rejected, adaptive.ErrQueueTimeout)
 	assert.ErrorIs(t, done(), ErrTimeout, "the holder ran for the timeout too")
