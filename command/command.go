@@ -140,12 +140,11 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 // the subscription's context (so only the first succeeds, and a later one, as through an
 // operator that subscribes twice, gets the BAD_REQUEST_EXCEPTION; a command is single
 // use) and emits its value or its error. Ending the subscription's context cancels the
-// execution. A subscription starts the command as Observe does, on the subscriber's
-// goroutine (under SEMAPHORE isolation the command runs during the subscription, as in
-// Hystrix); an operator's subscription (Map, ...) executes it on an RxGo producer
-// goroutine. With a cache key, subscribe with the request's context,
-// Observe(rxgo.WithContext(ctx)) with ctx from cache.NewRequestContext; without it the
-// command fails with ErrNoRequestContext (BAD_REQUEST_EXCEPTION).
+// execution. A subscription returns at once and executes the command on a goroutine of
+// its own (an operator's, Map and the like, on an RxGo producer goroutine). With a cache
+// key, subscribe with the request's context, Observe(rxgo.WithContext(ctx)) with ctx from
+// cache.NewRequestContext; without it the command fails with ErrNoRequestContext
+// (BAD_REQUEST_EXCEPTION).
 func (c *Command[T]) ToObservable() rxgo.Observable { return observable.View((*cold[T])(c)) }
 
 // cold is the Source of a command's cold observable (ToObservable): the command under
@@ -154,7 +153,7 @@ type cold[T any] Command[T]
 
 // Observe subscribes: the command executes on a goroutine of its own with the
 // subscription's context, and the subscriber gets a channel with room for the outcome, so
-// that the goroutine never waits for it. Options that only an rxgo subscription honours
+// that the goroutine never waits for it. Options it cannot read (SubscriptionContext)
 // subscribe through Rx.
 func (c *cold[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
 	ctx, ok := observable.SubscriptionContext(opts)

@@ -92,10 +92,10 @@
 // context (read from the subscription's options: observable.SubscriptionContext), on a
 // goroutine of its own that leaves the outcome in the subscription's channel (an
 // operator's subscription, Map and the like, drives it on rxgo.Defer's producer
-// goroutine); Values drives it when ranged. A command is single use: the first door claims it, and
-// every later one (a second subscription, as through RxGo operators that subscribe twice
-// such as DoOnNext with DoOnError) gets the BAD_REQUEST_EXCEPTION and leaves the first
-// alone; Observe called again returns the same observable.
+// goroutine); Values drives it when ranged. A command is single use: the first door
+// claims it, and every later one (a second subscription, as through RxGo operators that
+// subscribe twice such as DoOnNext with DoOnError) gets the BAD_REQUEST_EXCEPTION and
+// leaves the first alone; Observe called again returns the same observable.
 // Streams run under SEMAPHORE isolation only: construct's observable emits on its own
 // goroutines already, so a pool worker would only wait on channels while holding a slot
 // (defining a stream key with THREAD isolation in code is an error).

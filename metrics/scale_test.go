@@ -20,10 +20,22 @@ func heapInUse() uint64 {
 	return ms.HeapAlloc
 }
 
+// settledGoroutines returns the goroutines alive once those that were ending have ended
+// (a timer's callback may still be returning after the clock advanced), waiting at most a
+// second for the count to come down to want.
+func settledGoroutines(want int) int {
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(time.Second); n > want && time.Now().Before(deadline); n = runtime.NumGoroutine() {
+		time.Sleep(time.Millisecond)
+	}
+	return n
+}
+
 // scaleRun drives keys command keys for d of fake time: every key completes perSec
 // executions that ran (lognormal latency around 20ms, sigma 0.5) per second, some of them
 // failures, so every health, stats and percentile bucket of every key has data. It returns the heap
-// bytes per key before and after reading every key's percentiles.
+// bytes per key before and after reading every key's percentiles, and the goroutines
+// before and after (settledGoroutines).
 func scaleRun(t testing.TB, keys int, d time.Duration, perSec int) (perKey, perKeyRead float64, goroutines [2]int) {
 	base := heapInUse()
 	e := newEnv(t)
@@ -48,7 +60,7 @@ func scaleRun(t testing.TB, keys int, d time.Duration, perSec int) (perKey, perK
 		}
 		e.advance(time.Second)
 	}
-	goroutines[1] = runtime.NumGoroutine()
+	goroutines[1] = settledGoroutines(goroutines[0])
 	perKey = float64(heapInUse()-base) / float64(keys)
 	for _, m := range ms {
 		require.NotZero(t, m.ExecutionLatencyPercentile(50))
