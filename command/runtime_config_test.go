@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // A runtime made without WithConfig reads the default sources, as config.Default does: a
@@ -41,4 +42,29 @@ func TestARuntimeReadsTheDefaultSourcesUnlessGivenAStore(t *testing.T) {
 	q, err := apart.Config().Command("DefaultsKey", nil)
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, q.ExecutionTimeout.Get(), "a runtime given a store reads only that store")
+}
+
+// A dashboard or exporter that reads a key's metrics (or a thread pool's) before the key's
+// first execution fixes none of its properties: the definition's values set in code
+// apply, and the metrics are the ones the executions count in.
+func TestReadingMetricsBeforeTheDefinitionFixesNothing(t *testing.T) {
+	e := newEnv(t)
+	early := e.rt.Metrics().Command("Early")
+	e.rt.Metrics().ThreadPool("EarlyPool")
+	s := e.setter("Early", "execution.isolation.semaphore.maxConcurrentRequests", "7")
+	s.ThreadPoolKey = "EarlyPool"
+	s.ThreadPoolProperties = config.ThreadPoolOverrides{"coreSize": "3"}
+	s.Properties["execution.isolation.strategy"] = "THREAD"
+	got, err := New(s, value("v")).Execute(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "v", got)
+	ks := e.key("Early")
+	assert.Equal(t, 7, ks.props.ExecutionMaxConcurrentRequests.Get())
+	assert.Equal(t, config.Thread, ks.props.IsolationStrategy.Get())
+	assert.Same(t, early, ks.metrics)
+	assert.Equal(t, []int64{1}, e.counts("Early", metrics.Success), "counted in the metrics read early")
+
+	pool, err := e.rt.Config().ThreadPool("EarlyPool", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 3, pool.CoreSize.Get(), "the pool's values set in code apply too")
 }

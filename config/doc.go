@@ -81,7 +81,9 @@
 // Keys are held until forgotten: Store.ForgetCommand, ForgetThreadPool and
 // ForgetCollapser drop a key (for dynamic keys gone idle); the next Command etc. for it
 // starts over. Properties handed out before keep following the sources for as long as
-// they are referenced.
+// they are referenced. A reader that may come before a key's definition (a dashboard,
+// metrics.Registry.Command) peeks instead (PeekCommand, PeekThreadPool, PeekCollapser):
+// the key's properties from the sources, not held, so the definition still sets its own.
 //
 //	store := config.NewStore(mem, config.NewEnvSource())
 //	props, err := store.Command("GetUser", config.Set(config.ExecutionTimeout.Of(500*time.Millisecond)))

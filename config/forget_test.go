@@ -42,6 +42,39 @@ func TestForgetStartsOver(t *testing.T) {
 	assert.Len(t, store.Commands(), 1)
 }
 
+// A peek resolves a key's properties from the sources without fixing them: the key's
+// definition, after the peek, still makes them with its values set in code.
+func TestPeekFixesNothing(t *testing.T) {
+	mem, store, _ := newTestStore(t)
+	mem.Set("hystrix.command.P.metrics.rollingStats.timeInMilliseconds", "20000")
+	peeked, err := store.PeekCommand("P")
+	require.NoError(t, err)
+	assert.Equal(t, 20*time.Second, peeked.RollingStatsWindow.Get(), "the sources' values")
+	assert.Empty(t, store.Commands(), "the store keeps nothing")
+
+	c, err := store.Command("P", Overrides{timeoutName: "100"})
+	require.NoError(t, err)
+	assert.Equal(t, 100*time.Millisecond, c.ExecutionTimeout.Get(), "the definition's values set in code")
+	held, err := store.PeekCommand("P")
+	require.NoError(t, err)
+	assert.Same(t, c, held, "a peek after the definition gets what it made")
+
+	mem.Set("hystrix.command.P.metrics.rollingStats.timeInMilliseconds", "30000")
+	assert.Equal(t, 30*time.Second, peeked.RollingStatsWindow.Get(), "peeked properties follow the sources")
+
+	for _, peek := range []func() (any, error){
+		func() (any, error) { return store.PeekThreadPool("P") },
+		func() (any, error) { return store.PeekCollapser("P") },
+	} {
+		_, err := peek()
+		require.NoError(t, err)
+	}
+	assert.Empty(t, store.ThreadPools())
+	assert.Empty(t, store.Collapsers())
+	_, err = store.PeekCommand("")
+	assert.ErrorIs(t, err, ErrEmptyKey)
+}
+
 func TestForgottenPropertiesKeepFollowingSources(t *testing.T) {
 	mem, store, log := newTestStore(t)
 	old, err := store.Command("Z", nil)

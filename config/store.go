@@ -197,6 +197,44 @@ func (s *Store) Command(key string, inCode Overrides) (*CommandProperties, error
 	return getOrCreate(s, &s.commands, commandScope, key, inCode)
 }
 
+// PeekCommand returns the properties of a command key without fixing them: the held
+// ones if Command made them, else properties resolved from the sources alone that the
+// Store does not keep (as after ForgetCommand), so that the key's definition still makes
+// them with its values set in code. Readers that may come before a key's definition use
+// it (metrics.Registry.Command). A definition racing the first peek may get the peeked
+// properties, as it would from a Command call without values.
+func (s *Store) PeekCommand(key string) (*CommandProperties, error) {
+	return peek(s, &s.commands, commandScope, key)
+}
+
+// PeekThreadPool is PeekCommand for a thread-pool key.
+func (s *Store) PeekThreadPool(key string) (*ThreadPoolProperties, error) {
+	return peek(s, &s.pools, threadPoolScope, key)
+}
+
+// PeekCollapser is PeekCommand for a collapser key.
+func (s *Store) PeekCollapser(key string) (*CollapserProperties, error) {
+	return peek(s, &s.collapsers, collapserScope, key)
+}
+
+// peek returns the held properties of key, or ones made and forgotten at once.
+func peek[P any, PP interface {
+	*P
+	keyed
+}](s *Store, cache *map[string]*P, sc *scope[P], key string) (*P, error) {
+	s.mu.RLock()
+	p, ok := (*cache)[key]
+	s.mu.RUnlock()
+	if ok {
+		return p, nil
+	}
+	p, err := getOrCreate[P, PP](s, cache, sc, key, nil)
+	if err == nil {
+		forget[P, PP](s, cache, key, p)
+	}
+	return p, err
+}
+
 // ThreadPool returns the properties of a thread-pool key (see Command for caching and
 // errors).
 func (s *Store) ThreadPool(key string, inCode ThreadPoolOverrides) (*ThreadPoolProperties, error) {
@@ -216,7 +254,7 @@ type keyed interface {
 	refresh(lookup func(string) (string, bool), scratch *[]any) []*PropertyError
 }
 
-// getOrCreate, forget and sorted take the map by address: compact replaces the maps,
+// getOrCreate, peek, forget and sorted take the map by address: compact replaces the maps,
 // so they are read only under the lock.
 func getOrCreate[P any, PP interface {
 	*P
@@ -277,13 +315,13 @@ func cached[P any](p *P, same bool, sc *scope[P], key string, inCode map[string]
 // reaches a late holder. Their bad values are reported only while the key is not
 // held again (the new properties report the same ones). They no longer appear in
 // Commands.
-func (s *Store) ForgetCommand(key string) bool { return forget(s, &s.commands, key) }
+func (s *Store) ForgetCommand(key string) bool { return forget(s, &s.commands, key, nil) }
 
 // ForgetThreadPool drops the properties of a thread-pool key (see ForgetCommand).
-func (s *Store) ForgetThreadPool(key string) bool { return forget(s, &s.pools, key) }
+func (s *Store) ForgetThreadPool(key string) bool { return forget(s, &s.pools, key, nil) }
 
 // ForgetCollapser drops the properties of a collapser key (see ForgetCommand).
-func (s *Store) ForgetCollapser(key string) bool { return forget(s, &s.collapsers, key) }
+func (s *Store) ForgetCollapser(key string) bool { return forget(s, &s.collapsers, key, nil) }
 
 // weakKeyed is a forgotten key, held weakly; value is nil once it was collected.
 type weakKeyed interface{ value() keyed }
@@ -300,13 +338,15 @@ func (w weakRef[P, PP]) value() keyed {
 	return nil
 }
 
+// forget drops the properties of key from cache (if they are only, when only is not nil)
+// and reports whether it did.
 func forget[P any, PP interface {
 	*P
 	keyed
-}](s *Store, cache *map[string]*P, key string) bool {
+}](s *Store, cache *map[string]*P, key string, only *P) bool {
 	s.mu.Lock()
 	p, ok := (*cache)[key]
-	if !ok {
+	if !ok || only != nil && p != only {
 		s.mu.Unlock()
 		return false
 	}

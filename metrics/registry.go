@@ -258,16 +258,17 @@ func (r *Registry) deactivate(s *series) bool {
 }
 
 // Command returns the metrics of a command key, creating them (fresh after an eviction)
-// with the window sizes of props.Command(key, nil). Because the config store caches the
-// first properties made for a key, resolve the key's properties with their values set in
-// code before calling Command, or use CommandFor.
+// with the window sizes of the key's properties (config.Store.PeekCommand: a reader
+// asking before the key's definition does not fix its properties). A key whose metrics
+// a reader made before its definition keeps the window sizes of its sources, without
+// those set in code; CommandFor makes them with the definition's.
 func (r *Registry) Command(key string) *CommandMetrics {
 	if m, ok := r.commands.Load(key); ok {
 		return m.(*CommandMetrics)
 	}
 	var p *config.CommandProperties
 	if r.props != nil {
-		p, _ = r.props.Command(key, nil) // only an empty key fails: default windows then
+		p, _ = r.props.PeekCommand(key) // only an empty key fails: default windows then
 	}
 	return r.CommandFor(key, p)
 }
@@ -283,14 +284,14 @@ func (r *Registry) CommandFor(key string, p *config.CommandProperties) *CommandM
 }
 
 // ThreadPool returns the metrics of a thread-pool key, creating them with the window sizes
-// of props.ThreadPool(key, nil) (see Command about the config cache, and ThreadPoolFor).
+// of the pool's properties (config.Store.PeekThreadPool; see Command, and ThreadPoolFor).
 func (r *Registry) ThreadPool(key string) *ThreadPoolMetrics {
 	if m, ok := r.pools.Load(key); ok {
 		return m.(*ThreadPoolMetrics)
 	}
 	var p *config.ThreadPoolProperties
 	if r.props != nil {
-		p, _ = r.props.ThreadPool(key, nil)
+		p, _ = r.props.PeekThreadPool(key)
 	}
 	return r.ThreadPoolFor(key, p)
 }
@@ -305,14 +306,15 @@ func (r *Registry) ThreadPoolFor(key string, p *config.ThreadPoolProperties) *Th
 }
 
 // Collapser returns the metrics of a collapser key, creating them with the window sizes
-// of props.Collapser(key, nil) (see Command about the config cache, and CollapserFor).
+// of the collapser's properties (config.Store.PeekCollapser; see Command, and
+// CollapserFor).
 func (r *Registry) Collapser(key string) *CollapserMetrics {
 	if m, ok := r.collapsers.Load(key); ok {
 		return m.(*CollapserMetrics)
 	}
 	var p *config.CollapserProperties
 	if r.props != nil {
-		p, _ = r.props.Collapser(key, nil)
+		p, _ = r.props.PeekCollapser(key)
 	}
 	return r.CollapserFor(key, p)
 }
