@@ -217,7 +217,7 @@ func (s *Store) PeekCollapser(key string) (*CollapserProperties, error) {
 	return peek(s, &s.collapsers, collapserScope, key)
 }
 
-// peek returns the held properties of key, or ones made and forgotten at once.
+// peek returns the held properties of key, or ones it made and forgot at once.
 func peek[P any, PP interface {
 	*P
 	keyed
@@ -228,8 +228,8 @@ func peek[P any, PP interface {
 	if ok {
 		return p, nil
 	}
-	p, err := getOrCreate[P, PP](s, cache, sc, key, nil)
-	if err == nil {
+	p, made, err := create[P, PP](s, cache, sc, key, nil)
+	if made {
 		forget[P, PP](s, cache, key, p)
 	}
 	return p, err
@@ -254,8 +254,8 @@ type keyed interface {
 	refresh(lookup func(string) (string, bool), scratch *[]any) []*PropertyError
 }
 
-// getOrCreate, peek, forget and sorted take the map by address: compact replaces the maps,
-// so they are read only under the lock.
+// getOrCreate, create, peek, forget and sorted take the map by address: compact replaces
+// the maps, so they are read only under the lock.
 func getOrCreate[P any, PP interface {
 	*P
 	keyed
@@ -267,19 +267,30 @@ func getOrCreate[P any, PP interface {
 	if ok {
 		return cached(p, same, sc, key, inCode)
 	}
+	p, _, err := create[P, PP](s, cache, sc, key, inCode)
+	return p, err
+}
+
+// create makes and holds the properties of key with inCode, unless the Store holds them
+// already (then it returns those, as cached does); made says which.
+func create[P any, PP interface {
+	*P
+	keyed
+}](s *Store, cache *map[string]*P, sc *scope[P], key string, inCode map[string]string) (p *P, made bool, err error) {
 	if key == "" {
-		return nil, ErrEmptyKey
+		return nil, false, ErrEmptyKey
 	}
 	s.mu.Lock()
 	if p, ok := (*cache)[key]; ok {
 		same := sc.sameInCode(PP(p).state(), inCode)
 		s.mu.Unlock()
-		return cached(p, same, sc, key, inCode)
+		p, err := cached(p, same, sc, key, inCode)
+		return p, false, err
 	}
 	p = sc.newKey(key)
 	if err := sc.init(p, inCode, &s.scratch); err != nil {
 		s.mu.Unlock()
-		return nil, err
+		return nil, false, err
 	}
 	(*cache)[key] = p
 	PP(p).state().idx = len(s.sets)
@@ -288,7 +299,7 @@ func getOrCreate[P any, PP interface {
 	errs = append(errs, s.apply(PP(p))...)
 	s.mu.Unlock()
 	s.report(errs)
-	return p, nil
+	return p, true, nil
 }
 
 // cached returns the held properties p of key, after validating inCode unless it is the
