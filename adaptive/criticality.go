@@ -57,10 +57,17 @@ func WithCriticality(ctx context.Context, c Criticality) context.Context {
 
 // FromContext returns the criticality ctx carries, Critical when it carries none.
 func FromContext(ctx context.Context) Criticality {
-	if c, ok := ctx.Value(ctxKey{}).(Criticality); ok && int(c) < NumCriticalities {
+	if c, ok := Lookup(ctx); ok {
 		return c
 	}
 	return Critical
+}
+
+// Lookup returns the criticality ctx was given (WithCriticality) and whether it was given
+// one: a client passes it on to the next service only then.
+func Lookup(ctx context.Context) (Criticality, bool) {
+	c, ok := ctx.Value(ctxKey{}).(Criticality)
+	return c, ok && int(c) < NumCriticalities
 }
 
 // DefaultReserved are the reserved shares package command uses unless configured:

@@ -25,7 +25,8 @@
 // # Criticality
 //
 // Each call carries a Criticality (CriticalPlus, Critical, SheddablePlus, Sheddable, the
-// levels of Google's SRE book; Critical when none is set: WithCriticality, FromContext).
+// levels of Google's SRE book; Critical when none is set: WithCriticality, FromContext;
+// Lookup tells whether one was set).
 // Settings.Reserved gives each level a share of the limit that the levels below it may not
 // use: a call of level c is admitted while the count in flight is below the limit times
 // one minus the shares reserved by the levels above c. Under overload the lowest level is

@@ -161,7 +161,7 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 		return nil, errAbandoned
 	}
 	defer x.end()
-	req := x.req.WithContext(ctx)
+	req := withCriticality(x.req.WithContext(ctx))
 	if n > 1 { // a retry: a fresh body (resendable checked that GetBody can give one)
 		if err := x.rewind(req); err != nil {
 			return nil, err

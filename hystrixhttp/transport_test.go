@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/adaptive"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -398,4 +399,61 @@ func TestTransportDefaultKeyIsMethodAndHost(t *testing.T) {
 	assert.EqualValues(t, 1, e.Count(key, metrics.Success))
 	group, _ := e.RT.CommandKeys(key)
 	assert.Equal(t, key, group)
+}
+
+// The Transport passes the criticality its request's context was given on to the next
+// service in Hystrix-Criticality: set with command.WithCriticality, or taken by
+// Middleware from the incoming request, so a chain of services sheds the same requests
+// first. A header the caller set stands, and the caller's request is left as it was.
+func TestTransportPassesTheCriticalityOn(t *testing.T) {
+	e := cmdtest.New(t)
+	seen := make(chan string, 1)
+	next := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		seen <- r.Header.Get(CriticalityHeader)
+	}))
+	t.Cleanup(next.Close)
+	c := client(t, &Transport{Setter: e.Setter("next")})
+	call := func(ctx context.Context, header string) string {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, next.URL, nil)
+		require.NoError(t, err)
+		if header != "" {
+			req.Header.Set(CriticalityHeader, header)
+		}
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, header, req.Header.Get(CriticalityHeader), "the caller's request is unchanged")
+		return <-seen
+	}
+	sheddable := command.WithCriticality(context.Background(), adaptive.Sheddable)
+	assert.Equal(t, "SHEDDABLE", call(sheddable, ""))
+	assert.Equal(t, "", call(context.Background(), ""), "nothing when the context was given none")
+	assert.Equal(t, "CRITICAL_PLUS", call(sheddable, "CRITICAL_PLUS"), "the caller's header stands")
+
+	// a service in the middle: Middleware reads the header, its handler calls the next one
+	middle := httptest.NewServer((&Middleware{Setter: e.Setter("middle")}).Wrap(http.HandlerFunc(
+		func(w http.ResponseWriter, r *http.Request) {
+			req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, next.URL, nil)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			resp.Body.Close()
+		})))
+	t.Cleanup(middle.Close)
+	req, err := http.NewRequest(http.MethodGet, middle.URL, nil)
+	require.NoError(t, err)
+	req.Header.Set(CriticalityHeader, "sheddable-plus")
+	front := &http.Transport{}
+	t.Cleanup(front.CloseIdleConnections)
+	resp, err := (&http.Client{Transport: front}).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "SHEDDABLE_PLUS", <-seen)
 }

@@ -79,9 +79,9 @@ func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *g
 		cmd.WithFallback(u.fallback)
 	}
 	u.again = c.Retryable != nil && c.Retryable(method) && reply != nil && reflect.TypeOf(reply).Kind() == reflect.Pointer
-	run := ctx
+	run := outgoing(ctx)
 	if !u.again {
-		run = command.WithoutRetry(command.WithoutHedge(ctx))
+		run = command.WithoutRetry(command.WithoutHedge(run))
 	}
 	r, err := cmd.Execute(run)
 	return u.result(ctx, r, err)
@@ -219,7 +219,7 @@ func (c *Client) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Cli
 	cmd := command.New(intercept.Setter(c.completed.Of(c.Setter), c.Key, fullMethod, method), s.run)
 	ended := make(chan error, 1)
 	go func() {
-		_, err := cmd.Execute(command.WithoutRetry(ctx)) // a stream is handed to the caller once
+		_, err := cmd.Execute(command.WithoutRetry(outgoing(ctx))) // a stream is handed to the caller once
 		ended <- err
 	}()
 	select {

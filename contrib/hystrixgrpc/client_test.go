@@ -12,9 +12,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	testpb "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rxhystrix/rxhystrix/adaptive"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -333,4 +335,45 @@ func TestClientStreamCallerCancellation(t *testing.T) {
 	assert.Equal(t, codes.Canceled, status.Code(err))
 	e.Settled(t, "stream")
 	assert.EqualValues(t, 1, e.Count("stream", metrics.Cancelled))
+}
+
+// The client passes the criticality its call's context was given on to the server in
+// hystrix-criticality metadata, unary and streaming, so a chain of services sheds the
+// same calls first; metadata the caller set stands.
+func TestClientPassesTheCriticalityOn(t *testing.T) {
+	e := cmdtest.New(t)
+	svc := newService()
+	seen := make(chan []string, 1)
+	capture := func(ctx context.Context) { seen <- metadata.ValueFromIncomingContext(ctx, CriticalityMetadata) }
+	svc.unary = func(ctx context.Context, _ int32) (*testpb.SimpleResponse, error) {
+		capture(ctx)
+		return &testpb.SimpleResponse{}, nil
+	}
+	streams := grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		capture(ss.Context())
+		return h(srv, ss)
+	})
+	c := &Client{Setter: e.Setter("next")}
+	client := start(t, svc, []grpc.ServerOption{streams}, grpc.WithUnaryInterceptor(c.Unary), grpc.WithStreamInterceptor(c.Stream))
+	sheddable := command.WithCriticality(context.Background(), adaptive.Sheddable)
+
+	_, err := client.UnaryCall(sheddable, &testpb.SimpleRequest{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"SHEDDABLE"}, <-seen)
+	_, err = client.UnaryCall(context.Background(), &testpb.SimpleRequest{})
+	require.NoError(t, err)
+	assert.Empty(t, <-seen, "nothing when the context was given none")
+	_, err = client.UnaryCall(metadata.AppendToOutgoingContext(sheddable, CriticalityMetadata, "CRITICAL_PLUS"), &testpb.SimpleRequest{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"CRITICAL_PLUS"}, <-seen, "the caller's metadata stands")
+
+	stream, err := client.StreamingOutputCall(sheddable, streamSizes(1))
+	require.NoError(t, err)
+	for {
+		if _, err := stream.Recv(); err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+	}
+	assert.Equal(t, []string{"SHEDDABLE"}, <-seen)
 }
