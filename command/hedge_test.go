@@ -38,9 +38,13 @@ type calls struct {
 
 func newCalls() *calls { return &calls{ctxs: make(chan context.Context, 8)} }
 
+// next numbers a call, then hands its context over: a test that has a call's context
+// knows its number is taken (numbered after the hand-off, a hedge started meanwhile could
+// take number 1 and the test would wait on the winner's context).
 func (c *calls) next(ctx context.Context) int32 {
+	n := c.n.Add(1)
 	c.ctxs <- ctx
-	return c.n.Add(1)
+	return n
 }
 
 // executeAsync runs cmd.Execute on a goroutine and returns where its result arrives.
