@@ -222,12 +222,6 @@ func peek[P any, PP interface {
 	*P
 	keyed
 }](s *Store, cache *map[string]*P, sc *scope[P], key string) (*P, error) {
-	s.mu.RLock()
-	p, ok := (*cache)[key]
-	s.mu.RUnlock()
-	if ok {
-		return p, nil
-	}
 	p, made, err := create[P, PP](s, cache, sc, key, nil)
 	if made {
 		forget[P, PP](s, cache, key, p)
