@@ -21,11 +21,11 @@ func heapInUse() uint64 {
 }
 
 // settledGoroutines returns the goroutines alive once those that were ending have ended
-// (a timer's callback may still be returning after the clock advanced), waiting at most a
-// second for the count to come down to want.
+// (a timer's callback may still be returning after the clock advanced), waiting at most
+// five seconds, on a busy machine, for the count to come down to want.
 func settledGoroutines(want int) int {
 	n := runtime.NumGoroutine()
-	for deadline := time.Now().Add(time.Second); n > want && time.Now().Before(deadline); n = runtime.NumGoroutine() {
+	for deadline := time.Now().Add(5 * time.Second); n > want && time.Now().Before(deadline); n = runtime.NumGoroutine() {
 		time.Sleep(time.Millisecond)
 	}
 	return n

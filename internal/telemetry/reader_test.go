@@ -191,6 +191,8 @@ func TestReadThreadPoolsAndCollapsers(t *testing.T) {
 	e := newEnv(t)
 	e.run("P", "THREAD", 0, nil)
 	e.run("P", "THREAD", 0, nil)
+	require.Eventually(t, func() bool { return e.rt.Metrics().ThreadPool("G").Gauges().CompletedTaskCount == 2 },
+		5*time.Second, time.Millisecond, "a worker counts its task after the caller has its value")
 	e.advance(time.Second)
 	s := e.read()
 	g := e.rt.Metrics().ThreadPool("G").Gauges() // how many workers the pool started is its business
