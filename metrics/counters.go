@@ -28,8 +28,15 @@ type stripe struct {
 // numSlots unused: a zero-size padding field at the end would add a word of its own).
 const stripeSlots = numSlots + (128-(16+numSlots*4)%128)%128/4
 
-// maxStripes caps the stripes of a key (2 KB per key).
-const maxStripes = 16
+// stripeSize is the size of a stripe: its sums and its slots.
+const stripeSize = 16 + stripeSlots*4
+
+// maxCounterBytes bounds a key's counters, and so maxStripes their stripes: 8 stripes of
+// 256 B while a stripe holds 29 to 60 event types (28 or fewer fit in 128 B, 16 stripes).
+const (
+	maxCounterBytes = 2048
+	maxStripes      = maxCounterBytes / stripeSize
+)
 
 // counters are the striped monotonic counters of one key. A caller picks a stripe at
 // random per call (math/rand/v2: per-thread state, no lock), so parallel callers rarely

@@ -116,10 +116,10 @@
 // A histogram bin is 1/32 of its power of two wide, and a percentile reports the bin's
 // midpoint: within 1.6 % of a latency really recorded at that rank (exact below 64 ns);
 // values are clamped to 2^42 ns (73 minutes). Means are exact. All integer arithmetic, the
-// same on 32-bit platforms. A key holds its stripes (128 bytes each), 128 bytes per power
-// of two its latencies span per histogram, its rings, and per closed percentile bucket 4
-// bytes per occupied bin: about 3.1 KB for a command whose latencies fall in one power of
-// two, 4.5 KB when they spread over five.
+// same on 32-bit platforms. A key holds its counters (twice as many stripes as processors,
+// at most 2 KB in all: TestCountersOfAKeyFitIn2KB), 128 bytes per power of two its
+// latencies span per histogram, its rings, and per closed percentile bucket 4 bytes per
+// occupied bin.
 //
 // # Tests
 //

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"runtime"
 	"testing"
 	"time"
 	"unsafe"
@@ -159,6 +160,14 @@ func TestExecutionResultIsAValue(t *testing.T) {
 func TestStripeFillsPairsOfCacheLines(t *testing.T) {
 	assert.Zero(t, unsafe.Sizeof(stripe{})%128, "a stripe shares no line pair with another")
 	assert.GreaterOrEqual(t, unsafe.Sizeof(stripe{}), 16+uintptr(numSlots)*4)
+	assert.Equal(t, uintptr(stripeSize), unsafe.Sizeof(stripe{}))
+}
+
+func TestCountersOfAKeyFitIn2KB(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(64)) // as many stripes as any machine gets
+	c := newCounters()
+	assert.LessOrEqual(t, uintptr(len(c.stripes))*unsafe.Sizeof(stripe{}), uintptr(2048))
+	assert.GreaterOrEqual(t, len(c.stripes), 8, "enough stripes that parallel callers rarely share one")
 }
 
 func TestHealthCountsArithmetic(t *testing.T) {
