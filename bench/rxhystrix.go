@@ -134,7 +134,7 @@ func (t *rxTarget) Recorded() int64 {
 	if err != nil {
 		return -1
 	}
-	width := int64(p.RollingStatsWindow.Get()) / int64(p.RollingStatsBuckets.Get())
+	width := int64(config.RollingStatsWindow.In(p).Get()) / int64(config.RollingStatsBuckets.In(p).Get())
 	time.Sleep(time.Until(time.Unix(0, (time.Now().UnixNano()/width+1)*width))) // buckets align to Unix time
 	t.rt.Metrics().Flush()
 	m := t.rt.Metrics().Command(t.key)

@@ -67,13 +67,13 @@ func (b *breaker) Attempt() (Ticket, bool) {
 
 // overridden applies enabled, forceOpen and forceClosed, read on every call.
 func (b *breaker) overridden() (pass, decided bool) {
-	if !b.p.CircuitBreakerEnabled.Get() {
+	if !config.CircuitBreakerEnabled.In(b.p).Get() {
 		return true, true
 	}
-	if b.p.CircuitBreakerForceOpen.Get() {
+	if config.CircuitBreakerForceOpen.In(b.p).Get() {
 		return false, true
 	}
-	if b.p.CircuitBreakerForceClosed.Get() {
+	if config.CircuitBreakerForceClosed.In(b.p).Get() {
 		return true, true
 	}
 	return false, false
@@ -85,9 +85,9 @@ func (b *breaker) overridden() (pass, decided bool) {
 func (b *breaker) trialDue(s *status, now time.Duration) bool {
 	switch s.state {
 	case Open:
-		return s.released || now-s.stamp >= b.p.CircuitBreakerSleepWindow.Get()
+		return s.released || now-s.stamp >= config.CircuitBreakerSleepWindow.In(b.p).Get()
 	case HalfOpen:
-		return now-s.stamp >= b.p.CircuitBreakerSleepWindow.Get()
+		return now-s.stamp >= config.CircuitBreakerSleepWindow.In(b.p).Get()
 	}
 	return false
 }
@@ -102,7 +102,7 @@ func (b *breaker) startTrial(seen *status, now time.Duration) (Ticket, bool) {
 	}
 	if seen.state == HalfOpen {
 		b.set(&status{state: Open, released: true, stamp: seen.stamp},
-			fmt.Sprintf("trial abandoned: no verdict within the sleep window (%s)", b.p.CircuitBreakerSleepWindow.Get()))
+			fmt.Sprintf("trial abandoned: no verdict within the sleep window (%s)", config.CircuitBreakerSleepWindow.In(b.p).Get()))
 	}
 	reason := "sleep window elapsed: trial request"
 	if seen.released || seen.state == HalfOpen {
@@ -124,12 +124,12 @@ func (b *breaker) set(next *status, reason string) Ticket {
 // Report implements CircuitBreaker. A success in CLOSED returns after one atomic load.
 func (b *breaker) Report(t Ticket, o Outcome) {
 	s := b.st.Load()
-	if s.gen != t || (s.state == Closed && o != Failure) || !b.p.CircuitBreakerEnabled.Get() {
+	if s.gen != t || (s.state == Closed && o != Failure) || !config.CircuitBreakerEnabled.In(b.p).Get() {
 		return
 	}
 	switch s.state {
 	case Closed:
-		if b.p.CircuitBreakerEvaluateOnFailure.Get() {
+		if config.CircuitBreakerEvaluateOnFailure.In(b.p).Get() {
 			// the failure reported is not in the key's metrics yet: count it here
 			h := b.health.LiveHealthCounts()
 			b.trip(metrics.NewHealthCounts(h.TotalRequests+1, h.ErrorCount+1), t, "counted at a failure")
@@ -163,13 +163,13 @@ func (b *breaker) endTrial(t Ticket, next *status, reason string) {
 
 // IsOpen implements CircuitBreaker.
 func (b *breaker) IsOpen() bool {
-	if !b.p.CircuitBreakerEnabled.Get() {
+	if !config.CircuitBreakerEnabled.In(b.p).Get() {
 		return false
 	}
-	if b.p.CircuitBreakerForceOpen.Get() {
+	if config.CircuitBreakerForceOpen.In(b.p).Get() {
 		return true
 	}
-	if b.p.CircuitBreakerForceClosed.Get() {
+	if config.CircuitBreakerForceClosed.In(b.p).Get() {
 		return false
 	}
 	return b.st.Load().state != Closed
@@ -194,7 +194,7 @@ func (b *breaker) Reset() {
 // onHealth receives every HealthCounts snapshot of the command key and opens a CLOSED
 // breaker when both the request volume and the error percentage reach their thresholds.
 func (b *breaker) onHealth(h metrics.HealthCounts) {
-	if b.p.CircuitBreakerEnabled.Get() {
+	if config.CircuitBreakerEnabled.In(b.p).Get() {
 		b.trip(h, 0, "")
 	}
 }
@@ -202,7 +202,7 @@ func (b *breaker) onHealth(h metrics.HealthCounts) {
 // trip opens a CLOSED breaker (of generation gen; 0: any) if h reaches both thresholds.
 // A window without errors never trips it, whatever the thresholds.
 func (b *breaker) trip(h metrics.HealthCounts, gen Ticket, how string) {
-	volume, threshold := b.p.CircuitBreakerRequestVolumeThreshold.Get(), b.p.CircuitBreakerErrorThresholdPercentage.Get()
+	volume, threshold := config.CircuitBreakerRequestVolumeThreshold.In(b.p).Get(), config.CircuitBreakerErrorThresholdPercentage.In(b.p).Get()
 	if h.ErrorCount == 0 || h.TotalRequests < int64(volume) || h.ErrorPercentage < threshold {
 		return
 	}

@@ -77,7 +77,7 @@ func (c *core[A, R]) submit(ctx context.Context, arg A) (*Request[A, R], error) 
 	if c.scope == RequestScope && rc == nil {
 		return nil, fmt.Errorf("collapser %s: %w", c.key, ErrNoRequestContext)
 	}
-	if c.cacheKey == nil || !c.props.RequestCacheEnabled.Get() {
+	if c.cacheKey == nil || !config.CollapserRequestCacheEnabled.In(c.props).Get() {
 		return c.add(ctx, rc, arg, "", false), nil
 	}
 	var key string
@@ -127,13 +127,13 @@ func (c *core[A, R]) add(ctx context.Context, rc *cache.RequestContext, arg A, k
 		b.dedup[key] = r
 	}
 	b.reqs = append(b.reqs, r)
-	maxSize := c.props.MaxRequestsInBatch.Get()
+	maxSize := config.CollapserMaxRequestsInBatch.In(c.props).Get()
 	full := maxSize > 0 && len(b.reqs) >= maxSize
 	switch {
 	case full:
 		c.detachLocked(b)
 	case b.timer == nil:
-		b.timer = c.clk.AfterFunc(c.props.TimerDelay.Get(), func() { c.onTimer(b) })
+		b.timer = c.clk.AfterFunc(config.CollapserTimerDelay.In(c.props).Get(), func() { c.onTimer(b) })
 	}
 	c.mu.Unlock()
 	if full {

@@ -30,8 +30,8 @@ func (ks *keyState) extraBudget() budget.Budget {
 		return kb.b
 	}
 	kb := &keyBudget{version: version}
-	if p := ks.props; p.BudgetEnabled.Get() {
-		kb.key, kb.own = budgetKeyOf(ks.info.CommandKey, p), p.BudgetGroup.Get() == ""
+	if p := ks.props; config.BudgetEnabled.In(p).Get() {
+		kb.key, kb.own = budgetKeyOf(ks.info.CommandKey, p), config.BudgetGroup.In(p).Get() == ""
 		kb.b = ks.rt.budgetOf(kb.key)
 	}
 	ks.budget.Store(kb)
@@ -39,8 +39,8 @@ func (ks *keyState) extraBudget() budget.Budget {
 }
 
 func budgetKeyOf(commandKey string, p *config.CommandProperties) budgetKey {
-	k := budgetKey{group: p.BudgetGroup.Get(), percent: p.BudgetPercent.Get(),
-		minPerSecond: p.BudgetMinPerSecond.Get(), maxTokens: p.BudgetMaxTokens.Get(), ratio: p.BudgetTokenRatio.Get()}
+	k := budgetKey{group: config.BudgetGroup.In(p).Get(), percent: config.BudgetPercent.In(p).Get(),
+		minPerSecond: config.BudgetMinPerSecond.In(p).Get(), maxTokens: config.BudgetMaxTokens.In(p).Get(), ratio: config.BudgetTokenRatio.In(p).Get()}
 	if k.group == "" {
 		k.group = "command:" + commandKey // a key's own budget is apart from any named group
 	}

@@ -32,7 +32,7 @@ func TestDefineReportsAnInvalidSetterAndKeepsNothing(t *testing.T) {
 	got, err := k.New(value("v")).Execute(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "v", got)
-	assert.Equal(t, 300*time.Millisecond, e.key("D").props.ExecutionTimeout.Get())
+	assert.Equal(t, 300*time.Millisecond, config.ExecutionTimeout.In(e.key("D").props).Get())
 }
 
 func TestDefineStreamRefusesThreadIsolation(t *testing.T) {
@@ -91,7 +91,7 @@ func TestASecondSetterThatDiffersIsLoggedOnce(t *testing.T) {
 	}
 	assert.Equal(t, 1, strings.Count(e.log.String(), "differs"), e.log.String())
 	assert.Contains(t, e.log.String(), "execution.isolation.thread.timeoutInMilliseconds: 300 -> 3000")
-	assert.Equal(t, 300*time.Millisecond, e.key("K").props.ExecutionTimeout.Get(), "the first Setter wins")
+	assert.Equal(t, 300*time.Millisecond, config.ExecutionTimeout.In(e.key("K").props).Get(), "the first Setter wins")
 }
 
 func TestNilContextAndNilRunAreRefused(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/cache"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/internal/collapsed"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -134,7 +135,7 @@ func (x *execution) begin(ctx context.Context) error {
 	}
 	x.parent = ctx
 	rc := cache.FromContext(ctx)
-	if rc != nil && x.ks.props.RequestLogEnabled.Get() {
+	if rc != nil && config.RequestLogEnabled.In(x.ks.props).Get() {
 		rc.Log().Add(x)
 		x.logged = true
 	}

@@ -76,20 +76,20 @@ func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 		}
 		return ks
 	}
-	if o := props.ThreadPoolKeyOverride.Get(); o != "" {
+	if o := config.ThreadPoolKeyOverride.In(props).Get(); o != "" {
 		ks.info.ThreadPoolKey = o
 	}
 	ks.props = props
 	ks.metrics = r.metrics.CommandFor(s.CommandKey, props)
 	ks.breaker = r.breakers.Get(s.CommandKey, props)
-	ks.fallbackSem = isolation.NewSemaphore(props.FallbackMaxConcurrentRequests)
+	ks.fallbackSem = isolation.NewSemaphore(config.FallbackMaxConcurrentRequests.In(props))
 	return ks
 }
 
 // execPermits returns the execution semaphore's permits in use: the key's concurrency,
 // which the semaphore counts in (TryMarkStart), while the key is under SEMAPHORE isolation.
 func (ks *keyState) execPermits() int {
-	if !ks.stream && ks.props.IsolationStrategy.Get() != config.Semaphore {
+	if !ks.stream && config.ExecutionIsolationStrategy.In(ks.props).Get() != config.Semaphore {
 		return 0
 	}
 	return int(ks.metrics.CurrentConcurrency())
@@ -136,7 +136,7 @@ func (ks *keyState) currentChain() *link {
 	if kc := ks.chain.Load(); kc != nil && kc.version == version {
 		return kc.chain
 	}
-	k := shape{props: ks.props, iso: ks.props.IsolationStrategy.Get(), rt: ks.rt}
+	k := shape{props: ks.props, iso: config.ExecutionIsolationStrategy.In(ks.props).Get(), rt: ks.rt}
 	if ks.stream {
 		k.iso = config.Semaphore
 	}

@@ -22,7 +22,7 @@ func TestARuntimeReadsTheDefaultSourcesUnlessGivenAStore(t *testing.T) {
 	timeout := func(key string) time.Duration {
 		p, err := rt.Config().Command(key, nil)
 		require.NoError(t, err)
-		return p.ExecutionTimeout.Get()
+		return config.ExecutionTimeout.In(p).Get()
 	}
 	_, err := New(Setter{Runtime: rt, CommandKey: "DefaultsKey"}, value("v")).Execute(context.Background())
 	require.NoError(t, err)
@@ -33,7 +33,7 @@ func TestARuntimeReadsTheDefaultSourcesUnlessGivenAStore(t *testing.T) {
 	assert.Equal(t, 123*time.Millisecond, timeout("DefaultsKey"), "DefaultSource reaches the runtime at once")
 	p, err := rt.Config().Command("EnvKey", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 7, p.ExecutionMaxConcurrentRequests.Get(), "and so does the environment")
+	assert.Equal(t, 7, config.ExecutionMaxConcurrentRequests.In(p).Get(), "and so does the environment")
 
 	own := config.NewStore()
 	defer own.Close()
@@ -41,7 +41,7 @@ func TestARuntimeReadsTheDefaultSourcesUnlessGivenAStore(t *testing.T) {
 	defer apart.Close()
 	q, err := apart.Config().Command("DefaultsKey", nil)
 	require.NoError(t, err)
-	assert.Equal(t, time.Second, q.ExecutionTimeout.Get(), "a runtime given a store reads only that store")
+	assert.Equal(t, time.Second, config.ExecutionTimeout.In(q).Get(), "a runtime given a store reads only that store")
 }
 
 // A dashboard or exporter that reads a key's metrics (or a thread pool's) before the key's
@@ -59,12 +59,12 @@ func TestReadingMetricsBeforeTheDefinitionFixesNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "v", got)
 	ks := e.key("Early")
-	assert.Equal(t, 7, ks.props.ExecutionMaxConcurrentRequests.Get())
-	assert.Equal(t, config.Thread, ks.props.IsolationStrategy.Get())
+	assert.Equal(t, 7, config.ExecutionMaxConcurrentRequests.In(ks.props).Get())
+	assert.Equal(t, config.Thread, config.ExecutionIsolationStrategy.In(ks.props).Get())
 	assert.Same(t, early, ks.metrics)
 	assert.Equal(t, []int64{1}, e.counts("Early", metrics.Success), "counted in the metrics read early")
 
 	pool, err := e.rt.Config().ThreadPool("EarlyPool", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 3, pool.CoreSize.Get(), "the pool's values set in code apply too")
+	assert.Equal(t, 3, config.ThreadPoolCoreSize.In(pool).Get(), "the pool's values set in code apply too")
 }

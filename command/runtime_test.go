@@ -25,7 +25,7 @@ func TestKeyStateIsResolvedOncePerKey(t *testing.T) {
 	b := New(Setter{Runtime: e.rt, CommandKey: "K", GroupKey: "Other",
 		Properties: config.Overrides{"execution.isolation.semaphore.maxConcurrentRequests": "7"}}, value("b"))
 	assert.Same(t, a.ks, b.ks, "the first setter of a key wins")
-	assert.Equal(t, 3, a.ks.props.ExecutionMaxConcurrentRequests.Get())
+	assert.Equal(t, 3, config.ExecutionMaxConcurrentRequests.In(a.ks.props).Get())
 	assert.Equal(t, "G", b.GroupKey())
 	other := New(e.setter("L"), value("c"))
 	assert.NotSame(t, a.ks, other.ks)
@@ -113,7 +113,7 @@ func TestEvictedKeysComeBackFresh(t *testing.T) {
 	s.Properties = config.Overrides{"execution.isolation.strategy": "SEMAPHORE", "execution.timeout.enabled": "false"}
 	second := New(s, value("w"))
 	assert.NotSame(t, first.ks, second.ks)
-	assert.False(t, second.ks.props.ExecutionTimeoutEnabled.Get(), "a returning key resolves its Setter afresh")
+	assert.False(t, config.ExecutionTimeoutEnabled.In(second.ks.props).Get(), "a returning key resolves its Setter afresh")
 	got, err := second.Execute(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "w", got)

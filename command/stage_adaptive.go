@@ -28,7 +28,7 @@ func (adaptiveLimit) forKey(k shape) (stage, bool) {
 	if k.iso != config.Adaptive {
 		return nil, false
 	}
-	if k.props.AdaptiveQueueSize.Get() > 0 {
+	if config.AdaptiveQueueSize.In(k.props).Get() > 0 {
 		return adaptiveQueued{}, true
 	}
 	return adaptiveLimit{}, true
@@ -62,8 +62,8 @@ func (adaptiveQueued) enter(x *execution, a *attempt) (verdict, bool) {
 // waitPermit waits for w's permit until the caller leaves (left) or, with a timeout, for
 // at most the execution timeout (adaptive.ErrQueueTimeout): err nil once it holds it.
 func (x *execution) waitPermit(l *adaptive.Limiter, w *adaptive.Waiter) (left bool, err error) {
-	if p := x.ks.props; p.ExecutionTimeoutEnabled.Get() {
-		t := x.ks.rt.clk.AfterFunc(p.ExecutionTimeout.Get(), func() { l.Expire(w) })
+	if p := x.ks.props; config.ExecutionTimeoutEnabled.In(p).Get() {
+		t := x.ks.rt.clk.AfterFunc(config.ExecutionTimeout.In(p).Get(), func() { l.Expire(w) })
 		defer t.Stop()
 	}
 	if x.wait(w.Done()) {
@@ -116,7 +116,7 @@ func (ks *keyState) adaptiveLimiter() *adaptive.Limiter {
 // Executions that bind at once agree on one binding (the first stored).
 func (ks *keyState) bindLimiter(version uint64) *adaptive.Limiter {
 	s := adaptiveSettings(ks.props)
-	group := ks.props.AdaptiveGroup.Get()
+	group := config.AdaptiveGroup.In(ks.props).Get()
 	for {
 		old := ks.limiter.Load()
 		var l *adaptive.Limiter
@@ -151,14 +151,14 @@ func (ks *keyState) bindLimiter(version uint64) *adaptive.Limiter {
 // adaptiveSettings are the limiter settings of a key's properties.
 func adaptiveSettings(p *config.CommandProperties) adaptive.Settings {
 	s := adaptive.Settings{
-		MinLimit:     p.AdaptiveMinLimit.Get(),
-		MaxLimit:     p.AdaptiveMaxLimit.Get(),
-		InitialLimit: p.AdaptiveInitialLimit.Get(),
-		Window:       p.AdaptiveWindow.Get(),
-		QueueSize:    p.AdaptiveQueueSize.Get(),
-		Reserved:     p.AdaptiveReserved.Get().Shares(),
+		MinLimit:     config.AdaptiveMinLimit.In(p).Get(),
+		MaxLimit:     config.AdaptiveMaxLimit.In(p).Get(),
+		InitialLimit: config.AdaptiveInitialLimit.In(p).Get(),
+		Window:       config.AdaptiveWindow.In(p).Get(),
+		QueueSize:    config.AdaptiveQueueSize.In(p).Get(),
+		Reserved:     config.AdaptiveReserved.In(p).Get().Shares(),
 	}
-	if p.AdaptiveAlgorithm.Get() == config.Vegas {
+	if config.AdaptiveAlgorithmKey.In(p).Get() == config.Vegas {
 		s.Algorithm = adaptive.Vegas{}
 	}
 	return s

@@ -1,6 +1,9 @@
 package command
 
-import "github.com/rxhystrix/rxhystrix/metrics"
+import (
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
 
 // breakerGate asks the key's circuit breaker before anything is isolated, and reports the
 // verdict of the stages inside it to the breaker with the ticket it was let through with,
@@ -13,7 +16,7 @@ type breakerGate struct{}
 var shortCircuit = refusal{event: metrics.ShortCircuited, failure: ShortCircuit}
 
 func (breakerGate) forKey(k shape) (stage, bool) {
-	return breakerGate{}, k.props.CircuitBreakerEnabled.Get()
+	return breakerGate{}, config.CircuitBreakerEnabled.In(k.props).Get()
 }
 
 func (breakerGate) enter(x *execution, a *attempt) (verdict, bool) {

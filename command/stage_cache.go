@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rxhystrix/rxhystrix/cache"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -17,7 +18,7 @@ import (
 type requestCache struct{}
 
 func (requestCache) forKey(k shape) (stage, bool) {
-	return requestCache{}, k.props.RequestCacheEnabled.Get()
+	return requestCache{}, config.RequestCacheEnabled.In(k.props).Get()
 }
 
 func (requestCache) enter(x *execution, _ *attempt) (verdict, bool) {
@@ -52,7 +53,7 @@ func (x *execution) hit() verdict {
 // takeCacheSlot looks the execution up in the request cache (begin): it becomes the owner
 // of a new slot or a hit on the execution that took it first.
 func (x *execution) takeCacheSlot(rc *cache.RequestContext) error {
-	if x.rare == nil || x.rare.cacheKey == "" || !x.ks.props.RequestCacheEnabled.Get() {
+	if x.rare == nil || x.rare.cacheKey == "" || !config.RequestCacheEnabled.In(x.ks.props).Get() {
 		return nil
 	}
 	if rc == nil {

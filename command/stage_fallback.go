@@ -1,6 +1,9 @@
 package command
 
-import "github.com/rxhystrix/rxhystrix/metrics"
+import (
+	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
+)
 
 // fallback is Hystrix's onErrorResumeNext into the fallback: it turns a SHORT_CIRCUITED,
 // SEMAPHORE_REJECTED, THREAD_POOL_REJECTED, TIMEOUT or FAILURE verdict of the stages
@@ -32,7 +35,7 @@ func (x *execution) fallBack(ft FailureType, cause error) verdict {
 	fail := func(ft FailureType, fbErr error) verdict {
 		return verdict{kind: errored, cause: &Error{Type: ft, CommandKey: key, Cause: cause, FallbackErr: fbErr}}
 	}
-	if !x.ks.props.FallbackEnabled.Get() {
+	if !config.FallbackEnabled.In(x.ks.props).Get() {
 		return fail(ft, ErrFallbackDisabled)
 	}
 	if !x.body.hasFallback() {

@@ -29,11 +29,11 @@ type faultInjection struct {
 
 func (faultInjection) forKey(k shape) (stage, bool) {
 	p := k.props
-	pct := p.FaultInjectionPercentage.Get()
-	if !p.FaultInjectionEnabled.Get() || pct <= 0 {
+	pct := config.FaultInjectionPercentage.In(p).Get()
+	if !config.FaultInjectionEnabled.In(p).Get() || pct <= 0 {
 		return nil, false
 	}
-	f := faultInjection{fault: p.FaultInjectionFault.Get()}
+	f := faultInjection{fault: config.FaultInjectionFault.In(p).Get()}
 	if pct >= 100 {
 		f.always = true
 	} else {
@@ -77,7 +77,7 @@ func (a *attempt) injectFault() error {
 	case config.FaultPanic:
 		panic(faultErrors[f])
 	case config.FaultLatency:
-		if err := a.delay(a.x.ks.props.FaultInjectionLatency.Get()); err != nil {
+		if err := a.delay(config.FaultInjectionLatency.In(a.x.ks.props).Get()); err != nil {
 			return err
 		}
 		return a.x.body.call(a)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/budget"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -33,7 +34,7 @@ type hedge struct {
 const hedgeMinSamples = 20
 
 func (hedge) forKey(k shape) (stage, bool) {
-	return hedge{original: k.props.RetryMaxAttempts.Get() <= 1}, k.props.HedgeMaxHedges.Get() > 0
+	return hedge{original: config.RetryMaxAttempts.In(k.props).Get() <= 1}, config.HedgeMaxHedges.In(k.props).Get() > 0
 }
 
 func (hedge) waits() {}
@@ -66,7 +67,7 @@ func (h hedge) run(x *execution, a *attempt, next next) verdict {
 		b.Original(x.start)
 	}
 	p := x.ks.props
-	maxHedges, until := p.HedgeMaxHedges.Get(), a.timeout
+	maxHedges, until := config.HedgeMaxHedges.In(p).Get(), a.timeout
 	done := make(chan *hedged, maxHedges+1)
 	all := make([]*hedged, 0, maxHedges+1)
 	launch := func(a *attempt) {
@@ -123,7 +124,7 @@ func (h hedge) run(x *execution, a *attempt, next next) verdict {
 			leaving, gone = nil, true
 		case <-quit:
 			quit, gone = nil, true
-			if p.InterruptOnFutureCancel.Get() {
+			if config.InterruptOnFutureCancel.In(p).Get() {
 				for _, t := range all {
 					if t.state.Load() == hedgeRunning {
 						t.a.rcCancel(context.Canceled)
@@ -203,12 +204,12 @@ func (t *hedged) retire(x *execution, b budget.Budget) {
 // hedge.delayInMilliseconds.
 func (x *execution) hedgeDelay() time.Duration {
 	p := x.ks.props
-	if q := p.HedgeDelayPercentile.Get(); q > 0 && x.ks.metrics.HealthCounts().TotalRequests >= hedgeMinSamples {
+	if q := config.HedgeDelayPercentile.In(p).Get(); q > 0 && x.ks.metrics.HealthCounts().TotalRequests >= hedgeMinSamples {
 		if d := x.ks.metrics.ExecutionLatencyPercentile(float64(q)); d > 0 {
 			return d
 		}
 	}
-	return p.HedgeDelay.Get()
+	return config.HedgeDelay.In(p).Get()
 }
 
 // withdrawn reports whether a hedged attempt's run failed because the hedge cancelled its

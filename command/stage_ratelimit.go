@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 	"github.com/rxhystrix/rxhystrix/ratelimit"
 )
@@ -36,21 +37,21 @@ var rateLimited = refusal{event: metrics.RateLimited, failure: RateLimited}
 
 func (rateLimit) forKey(k shape) (stage, bool) {
 	p := k.props
-	if !p.RateLimitEnabled.Get() {
+	if !config.RateLimitEnabled.In(p).Get() {
 		return nil, false
 	}
-	group := p.RateLimitGroup.Get()
+	group := config.RateLimitGroup.In(p).Get()
 	if group == "" {
 		group = p.Key()
 	}
-	rate := ratelimit.Rate{PerSecond: p.RateLimitPermitsPerSecond.Get(), Burst: p.RateLimitBurst.Get()}
+	rate := ratelimit.Rate{PerSecond: config.RateLimitPermitsPerSecond.In(p).Get(), Burst: config.RateLimitBurst.In(p).Get()}
 	l, err := k.rt.limiter(group, rate)
 	if err != nil { // fail open: a broken limiter must not stop the key
 		k.rt.logger.Error("command: no rate limiter: the key runs unlimited", "key", p.Key(), "group", group, "err", err)
 		return nil, false
 	}
-	s := rateLimit{l: l, group: group, maxWait: p.RateLimitMaxWait.Get()}
-	if t := p.ExecutionTimeout.Get(); p.ExecutionTimeoutEnabled.Get() && t < s.maxWait {
+	s := rateLimit{l: l, group: group, maxWait: config.RateLimitMaxWait.In(p).Get()}
+	if t := config.ExecutionTimeout.In(p).Get(); config.ExecutionTimeoutEnabled.In(p).Get() && t < s.maxWait {
 		s.maxWait, s.capped = t, true
 	}
 	if s.maxWait > 0 {

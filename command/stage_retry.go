@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -25,7 +26,9 @@ import (
 // first start: no retry whose backoff would end past it.
 type retry struct{}
 
-func (retry) forKey(k shape) (stage, bool) { return retry{}, k.props.RetryMaxAttempts.Get() > 1 }
+func (retry) forKey(k shape) (stage, bool) {
+	return retry{}, config.RetryMaxAttempts.In(k.props).Get() > 1
+}
 
 func (retry) waits() {}
 
@@ -41,15 +44,15 @@ func (retry) run(x *execution, a *attempt, next next) verdict {
 		spent(b, v)
 	}
 	p := x.ks.props
-	for n := 1; n < p.RetryMaxAttempts.Get() && x.retryable(v); n++ {
-		wait, ok := backoff(v.cause, p.RetryBackoff.Get(), p.RetryMaxBackoff.Get(), n)
+	for n := 1; n < config.RetryMaxAttempts.In(p).Get() && x.retryable(v); n++ {
+		wait, ok := backoff(v.cause, config.RetryBackoff.In(p).Get(), config.RetryMaxBackoff.In(p).Get(), n)
 		if !ok {
 			break
 		}
 		now := x.now()
 		var until time.Duration
-		if !p.RetryTimeoutPerAttempt.Get() && p.ExecutionTimeoutEnabled.Get() && x.timed {
-			if until = x.start + p.ExecutionTimeout.Get(); now+wait >= until {
+		if !config.RetryTimeoutPerAttempt.In(p).Get() && config.ExecutionTimeoutEnabled.In(p).Get() && x.timed {
+			if until = x.start + config.ExecutionTimeout.In(p).Get(); now+wait >= until {
 				break // no time left for another attempt
 			}
 		}
@@ -77,7 +80,7 @@ func (x *execution) retryable(v verdict) bool {
 	switch v.kind {
 	case failed:
 	case timedOut:
-		if !x.ks.props.RetryOnTimeout.Get() {
+		if !config.RetryOnTimeout.In(x.ks.props).Get() {
 			return false
 		}
 	default:

@@ -16,7 +16,7 @@ var semaphoreFull = refusal{event: metrics.SemaphoreRejected, failure: RejectedS
 func (semaphore) forKey(k shape) (stage, bool) { return semaphore{}, k.iso == config.Semaphore }
 
 func (semaphore) enter(x *execution, a *attempt) (verdict, bool) {
-	if !x.ks.metrics.TryMarkStart(int64(x.ks.props.ExecutionMaxConcurrentRequests.Get())) {
+	if !x.ks.metrics.TryMarkStart(int64(config.ExecutionMaxConcurrentRequests.In(x.ks.props).Get())) {
 		return a.refuse(&semaphoreFull, ErrSemaphoreRejected), false
 	}
 	a.permit = true

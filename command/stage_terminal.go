@@ -3,6 +3,7 @@ package command
 import (
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -100,7 +101,7 @@ func (x *execution) markExecution(a *attempt) {
 	}
 	events := x.eventList()
 	x.ks.rt.safeHook(func() {
-		n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, x.ks.props.IsolationStrategy.Get(), a.runLatency(), events)
+		n.MarkCommandExecution(x.parent, x.ks.info.CommandKey, config.ExecutionIsolationStrategy.In(x.ks.props).Get(), a.runLatency(), events)
 	})
 }
 

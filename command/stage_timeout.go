@@ -46,13 +46,13 @@ func (a *attempt) startClock(waited bool) {
 		x.start, x.timed = a.start, true
 	}
 	p := x.ks.props
-	if p.ExecutionTimeoutEnabled.Get() {
+	if config.ExecutionTimeoutEnabled.In(p).Get() {
 		until := a.timeout // a retry's attempt: the deadline the attempts share
-		a.timeout = p.ExecutionTimeout.Get()
+		a.timeout = config.ExecutionTimeout.In(p).Get()
 		if until > 0 {
 			a.timeout = max(min(a.timeout, until-a.start), 1)
 		}
-		a.rc.interrupt = p.InterruptOnTimeout.Get() || x.body.streams()
+		a.rc.interrupt = config.InterruptOnTimeout.In(p).Get() || x.body.streams()
 		a.rc.lazy = !waited
 	}
 	if waited { // the caller will wait for the race's winner: the timer must be able to wake it
@@ -154,7 +154,7 @@ func (a *attempt) await() verdict {
 // that started has its latency until now.
 func (a *attempt) leave() {
 	x := a.x
-	if x.parent.Err() != nil || x.ks.props.InterruptOnFutureCancel.Get() {
+	if x.parent.Err() != nil || config.InterruptOnFutureCancel.In(x.ks.props).Get() {
 		a.rcCancel(context.Canceled)
 	}
 	if t := a.thread; t != nil {

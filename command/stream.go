@@ -329,8 +329,8 @@ type flow struct {
 }
 
 func flowOf(p *config.CommandProperties) flow {
-	f := flow{max: p.StreamMaxItemsInFlight.Get()}
-	f.fail = f.max > 0 && p.StreamOverflow.Get() == config.StreamFail
+	f := flow{max: config.StreamMaxItemsInFlight.In(p).Get()}
+	f.fail = f.max > 0 && config.StreamOverflow.In(p).Get() == config.StreamFail
 	return f
 }
 

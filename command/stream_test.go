@@ -24,7 +24,7 @@ func TestStreamSuccess(t *testing.T) {
 	assert.Equal(t, []any{1, 2, 3}, values)
 	assert.Empty(t, errs)
 	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.Emit, metrics.Success), st.ExecutionEvents())
-	assert.Equal(t, config.Semaphore, e.key("S").props.IsolationStrategy.Get(), "streams default to SEMAPHORE")
+	assert.Equal(t, config.Semaphore, config.ExecutionIsolationStrategy.In(e.key("S").props).Get(), "streams default to SEMAPHORE")
 	assert.Equal(t, []string{"OnStart", "OnExecutionStart", "OnExecutionEmit", "OnEmit", "OnExecutionEmit", "OnEmit",
 		"OnExecutionEmit", "OnEmit", "OnExecutionSuccess", "OnSuccess"}, e.rec.Names())
 	e.assertIdle("S")

@@ -50,8 +50,8 @@ type streamLimits struct {
 }
 
 func limitsOf(p *config.CommandProperties) streamLimits {
-	return streamLimits{p.StreamEstablishTimeout.Get(), p.StreamFirstItemTimeout.Get(),
-		p.StreamIdleTimeout.Get(), p.StreamMaxLifetime.Get()}
+	return streamLimits{config.StreamEstablishTimeout.In(p).Get(), config.StreamFirstItemTimeout.In(p).Get(),
+		config.StreamIdleTimeout.In(p).Get(), config.StreamMaxLifetime.In(p).Get()}
 }
 
 // StreamEstablished tells the stream whose construct (or resume) got ctx that it is

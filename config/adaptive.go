@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rxhystrix/rxhystrix/adaptive"
 )
@@ -115,35 +114,6 @@ var (
 	adaptiveAlgorithmCodec = codec[AdaptiveAlgorithm]{parse: ParseAdaptiveAlgorithm,
 		format: AdaptiveAlgorithm.String, values: []AdaptiveAlgorithm{Gradient2, Vegas}}
 	reservedCodec = codec[Reserved]{parse: ParseReserved, format: Reserved.String}
-)
-
-// The properties of ADAPTIVE isolation (beyond Hystrix), read by keys whose
-// execution.isolation.strategy is ADAPTIVE.
-var (
-	// AdaptiveAlgorithmKey is execution.isolation.adaptive.algorithm.
-	AdaptiveAlgorithmKey = key("execution.isolation.adaptive.algorithm", Gradient2, adaptiveAlgorithmCodec, nil,
-		func(c *cmd) **Property[AdaptiveAlgorithm] { return &c.AdaptiveAlgorithm })
-	// AdaptiveMinLimit is execution.isolation.adaptive.minLimit.
-	AdaptiveMinLimit = key("execution.isolation.adaptive.minLimit", 1, intCodec, atLeast(1),
-		func(c *cmd) **Property[int] { return &c.AdaptiveMinLimit })
-	// AdaptiveMaxLimit is execution.isolation.adaptive.maxLimit.
-	AdaptiveMaxLimit = key("execution.isolation.adaptive.maxLimit", 200, intCodec, atLeast(1),
-		func(c *cmd) **Property[int] { return &c.AdaptiveMaxLimit })
-	// AdaptiveInitialLimit is execution.isolation.adaptive.initialLimit.
-	AdaptiveInitialLimit = key("execution.isolation.adaptive.initialLimit", 4, intCodec, atLeast(1),
-		func(c *cmd) **Property[int] { return &c.AdaptiveInitialLimit })
-	// AdaptiveWindow is execution.isolation.adaptive.windowInMilliseconds.
-	AdaptiveWindow = key("execution.isolation.adaptive.windowInMilliseconds", 250*time.Millisecond, millisCodec, positive,
-		func(c *cmd) **Property[time.Duration] { return &c.AdaptiveWindow })
-	// AdaptiveQueueSize is execution.isolation.adaptive.queueSize.
-	AdaptiveQueueSize = key("execution.isolation.adaptive.queueSize", 0, intCodec, atLeast(0),
-		func(c *cmd) **Property[int] { return &c.AdaptiveQueueSize })
-	// AdaptiveReserved is execution.isolation.adaptive.reserved.
-	AdaptiveReserved = key("execution.isolation.adaptive.reserved", Reserved{adaptive.Critical: 30, adaptive.SheddablePlus: 20},
-		reservedCodec, validReserved, func(c *cmd) **Property[Reserved] { return &c.AdaptiveReserved })
-	// AdaptiveGroup is execution.isolation.adaptive.group.
-	AdaptiveGroup = key("execution.isolation.adaptive.group", "", strCodec, nil,
-		func(c *cmd) **Property[string] { return &c.AdaptiveGroup })
 )
 
 // limitRange requires minLimit <= initialLimit <= maxLimit. The error is about the

@@ -23,14 +23,14 @@ func TestAdaptiveProperties(t *testing.T) {
 		"execution.isolation.adaptive.group":                "users-db",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, Adaptive, c.IsolationStrategy.Get())
-	assert.Equal(t, Vegas, c.AdaptiveAlgorithm.Get())
-	assert.Equal(t, []int{2, 8, 64, 4}, []int{c.AdaptiveMinLimit.Get(), c.AdaptiveInitialLimit.Get(), c.AdaptiveMaxLimit.Get(), c.AdaptiveQueueSize.Get()})
-	assert.Equal(t, 100*time.Millisecond, c.AdaptiveWindow.Get())
-	assert.Equal(t, Reserved{adaptive.CriticalPlus: 20, adaptive.Critical: 30}, c.AdaptiveReserved.Get())
-	assert.Equal(t, "CRITICAL_PLUS=20,CRITICAL=30", c.AdaptiveReserved.String())
-	assert.Equal(t, [adaptive.NumCriticalities]float64{adaptive.CriticalPlus: 0.2, adaptive.Critical: 0.3}, c.AdaptiveReserved.Get().Shares())
-	assert.Equal(t, "users-db", c.AdaptiveGroup.Get())
+	assert.Equal(t, Adaptive, ExecutionIsolationStrategy.In(c).Get())
+	assert.Equal(t, Vegas, AdaptiveAlgorithmKey.In(c).Get())
+	assert.Equal(t, []int{2, 8, 64, 4}, []int{AdaptiveMinLimit.In(c).Get(), AdaptiveInitialLimit.In(c).Get(), AdaptiveMaxLimit.In(c).Get(), AdaptiveQueueSize.In(c).Get()})
+	assert.Equal(t, 100*time.Millisecond, AdaptiveWindow.In(c).Get())
+	assert.Equal(t, Reserved{adaptive.CriticalPlus: 20, adaptive.Critical: 30}, AdaptiveReserved.In(c).Get())
+	assert.Equal(t, "CRITICAL_PLUS=20,CRITICAL=30", AdaptiveReserved.In(c).String())
+	assert.Equal(t, [adaptive.NumCriticalities]float64{adaptive.CriticalPlus: 0.2, adaptive.Critical: 0.3}, AdaptiveReserved.In(c).Get().Shares())
+	assert.Equal(t, "users-db", AdaptiveGroup.In(c).Get())
 }
 
 func TestAdaptivePropertiesAreValidated(t *testing.T) {

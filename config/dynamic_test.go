@@ -60,16 +60,16 @@ func TestDynamicChangeVisibleOnNextGet(t *testing.T) {
 		"hystrix.command.default.requestLog.enabled":          "false",
 		"hystrix.command.Dyn.metrics.rollingStats.numBuckets": "20",
 	})
-	assert.Equal(t, Semaphore, c.IsolationStrategy.Get())
-	assert.True(t, c.CircuitBreakerForceOpen.Get())
-	assert.Equal(t, "shared", c.ThreadPoolKeyOverride.Get())
-	assert.True(t, c.CircuitBreakerEnabled.Get())
-	assert.False(t, c.RequestLogEnabled.Get())
-	assert.Equal(t, 20, c.RollingStatsBuckets.Get())
-	assert.Equal(t, 3*time.Minute, p.KeepAlive.Get())
-	assert.Equal(t, "3", p.KeepAlive.String())
-	assert.Equal(t, 100, p.MaxQueueSize.Get())
-	assert.Equal(t, 50, col.MaxRequestsInBatch.Get())
+	assert.Equal(t, Semaphore, ExecutionIsolationStrategy.In(c).Get())
+	assert.True(t, CircuitBreakerForceOpen.In(c).Get())
+	assert.Equal(t, "shared", ThreadPoolKeyOverride.In(c).Get())
+	assert.True(t, CircuitBreakerEnabled.In(c).Get())
+	assert.False(t, RequestLogEnabled.In(c).Get())
+	assert.Equal(t, 20, RollingStatsBuckets.In(c).Get())
+	assert.Equal(t, 3*time.Minute, ThreadPoolKeepAlive.In(p).Get())
+	assert.Equal(t, "3", ThreadPoolKeepAlive.In(p).String())
+	assert.Equal(t, 100, ThreadPoolMaxQueueSize.In(p).Get())
+	assert.Equal(t, 50, CollapserMaxRequestsInBatch.In(col).Get())
 	assert.Empty(t, log.take())
 }
 
@@ -80,41 +80,41 @@ func TestInvalidDynamicValueRejected(t *testing.T) {
 		old                 string
 	}{
 		{"execution.isolation.thread.timeoutInMilliseconds", "-5", "must be > 0",
-			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
+			func(c *CommandProperties) string { return ExecutionTimeout.In(c).String() }, "1000"},
 		{"execution.isolation.thread.timeoutInMilliseconds", "0", "must be > 0",
-			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
+			func(c *CommandProperties) string { return ExecutionTimeout.In(c).String() }, "1000"},
 		{"execution.isolation.thread.timeoutInMilliseconds", "1.5ms", "not a whole number of milliseconds",
-			func(c *CommandProperties) string { return c.ExecutionTimeout.String() }, "1000"},
+			func(c *CommandProperties) string { return ExecutionTimeout.In(c).String() }, "1000"},
 		{"execution.isolation.semaphore.maxConcurrentRequests", "-1", "must be >= 0",
-			func(c *CommandProperties) string { return c.ExecutionMaxConcurrentRequests.String() }, "10"},
+			func(c *CommandProperties) string { return ExecutionMaxConcurrentRequests.In(c).String() }, "10"},
 		{"circuitBreaker.errorThresholdPercentage", "101", "0..100",
-			func(c *CommandProperties) string { return c.CircuitBreakerErrorThresholdPercentage.String() }, "50"},
+			func(c *CommandProperties) string { return CircuitBreakerErrorThresholdPercentage.In(c).String() }, "50"},
 		{"circuitBreaker.errorThresholdPercentage", "-1", "0..100",
-			func(c *CommandProperties) string { return c.CircuitBreakerErrorThresholdPercentage.String() }, "50"},
+			func(c *CommandProperties) string { return CircuitBreakerErrorThresholdPercentage.In(c).String() }, "50"},
 		{"circuitBreaker.sleepWindowInMilliseconds", "-1", "must be >= 0",
-			func(c *CommandProperties) string { return c.CircuitBreakerSleepWindow.String() }, "5000"},
+			func(c *CommandProperties) string { return CircuitBreakerSleepWindow.In(c).String() }, "5000"},
 		{"circuitBreaker.forceOpen", "yes", "not a boolean",
-			func(c *CommandProperties) string { return c.CircuitBreakerForceOpen.String() }, "false"},
+			func(c *CommandProperties) string { return CircuitBreakerForceOpen.In(c).String() }, "false"},
 		{"execution.isolation.strategy", "FIBER", "unknown isolation strategy",
-			func(c *CommandProperties) string { return c.IsolationStrategy.String() }, "THREAD"},
+			func(c *CommandProperties) string { return ExecutionIsolationStrategy.In(c).String() }, "THREAD"},
 		{"metrics.rollingStats.numBuckets", "0", "must be >= 1",
-			func(c *CommandProperties) string { return c.RollingStatsBuckets.String() }, "10"},
+			func(c *CommandProperties) string { return RollingStatsBuckets.In(c).String() }, "10"},
 		{"metrics.rollingStats.numBuckets", "7", "does not divide hystrix.command.Bad.metrics.rollingStats.timeInMilliseconds=10000",
-			func(c *CommandProperties) string { return c.RollingStatsBuckets.String() }, "10"},
+			func(c *CommandProperties) string { return RollingStatsBuckets.In(c).String() }, "10"},
 		{"metrics.rollingStats.timeInMilliseconds", "10001", "not divisible",
-			func(c *CommandProperties) string { return c.RollingStatsWindow.String() }, "10000"},
+			func(c *CommandProperties) string { return RollingStatsWindow.In(c).String() }, "10000"},
 		{"metrics.rollingPercentile.numBuckets", "7", "does not divide hystrix.command.Bad.metrics.rollingPercentile.timeInMilliseconds=60000",
-			func(c *CommandProperties) string { return c.RollingPercentileBuckets.String() }, "6"},
+			func(c *CommandProperties) string { return RollingPercentileBuckets.In(c).String() }, "6"},
 		{"metrics.rollingPercentile.bucketSize", "0", "must be >= 1",
-			func(c *CommandProperties) string { return c.RollingPercentileBucketSize.String() }, "100"},
+			func(c *CommandProperties) string { return RollingPercentileBucketSize.In(c).String() }, "100"},
 		{"hedge.maxHedges", "11", "must be in 0..10",
-			func(c *CommandProperties) string { return c.HedgeMaxHedges.String() }, "0"},
+			func(c *CommandProperties) string { return HedgeMaxHedges.In(c).String() }, "0"},
 		{"hedge.delayPercentile", "100", "must be in 0..99",
-			func(c *CommandProperties) string { return c.HedgeDelayPercentile.String() }, "0"},
+			func(c *CommandProperties) string { return HedgeDelayPercentile.In(c).String() }, "0"},
 		{"hedge.delayInMilliseconds", "-1", "must be >= 0",
-			func(c *CommandProperties) string { return c.HedgeDelay.String() }, "100"},
+			func(c *CommandProperties) string { return HedgeDelay.In(c).String() }, "100"},
 		{"metrics.healthSnapshot.intervalInMilliseconds", "99999999999", "out of the 32-bit integer range",
-			func(c *CommandProperties) string { return c.HealthSnapshotInterval.String() }, "500"},
+			func(c *CommandProperties) string { return HealthSnapshotInterval.In(c).String() }, "500"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			mem, store, log := newTestStore(t)
@@ -142,7 +142,7 @@ func TestInvalidDynamicMessageNamesProperty(t *testing.T) {
 	c, err := store.Command("Msg", Overrides{timeoutName: "700"})
 	require.NoError(t, err)
 	mem.Set("hystrix.command.Msg."+timeoutName, "abc")
-	assert.Equal(t, 700*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 700*time.Millisecond, ExecutionTimeout.In(c).Get())
 	errs := log.take()
 	require.Len(t, errs, 1)
 	assert.EqualError(t, errs[0],
@@ -152,7 +152,7 @@ func TestInvalidDynamicMessageNamesProperty(t *testing.T) {
 	assert.Empty(t, log.take(), "a default shadowed by the in-code value is not even read")
 
 	mem.Set("hystrix.command.Msg."+timeoutName, "250")
-	assert.Equal(t, 250*time.Millisecond, c.ExecutionTimeout.Get(), "a later valid value applies")
+	assert.Equal(t, 250*time.Millisecond, ExecutionTimeout.In(c).Get(), "a later valid value applies")
 	assert.Empty(t, log.take())
 }
 
@@ -162,7 +162,7 @@ func TestInvalidValueKeepsPreviousDynamicValue(t *testing.T) {
 	require.NoError(t, err)
 	mem.Set("hystrix.command.Keep."+timeoutName, "300")
 	mem.Set("hystrix.command.Keep."+timeoutName, "-300")
-	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get())
 	assert.Len(t, log.take(), 1)
 }
 
@@ -176,8 +176,8 @@ func TestInvalidDynamicValueAtCreation(t *testing.T) {
 	require.Empty(t, log.take(), "no key yet, nothing to resolve")
 	c, err := store.Command("New", Overrides{"circuitBreaker.forceOpen": "false"})
 	require.NoError(t, err, "bad dynamic values are no in-code error")
-	assert.Equal(t, time.Second, c.ExecutionTimeout.Get(), "built-in default")
-	assert.False(t, c.CircuitBreakerForceOpen.Get(), "the value set in code")
+	assert.Equal(t, time.Second, ExecutionTimeout.In(c).Get(), "built-in default")
+	assert.False(t, CircuitBreakerForceOpen.In(c).Get(), "the value set in code")
 	errs := log.take()
 	require.Len(t, errs, 2)
 	assert.ErrorContains(t, errs[0], `hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds: invalid value "-1"`)
@@ -203,18 +203,18 @@ func TestCrossCheckAppliesPairTogether(t *testing.T) {
 		"hystrix.command.Pair.metrics.rollingStats.timeInMilliseconds": "7000",
 		"hystrix.command.Pair.metrics.rollingStats.numBuckets":         "7",
 	})
-	assert.Equal(t, 7*time.Second, c.RollingStatsWindow.Get())
-	assert.Equal(t, 7, c.RollingStatsBuckets.Get())
+	assert.Equal(t, 7*time.Second, RollingStatsWindow.In(c).Get())
+	assert.Equal(t, 7, RollingStatsBuckets.In(c).Get())
 	assert.Empty(t, log.take())
 
 	mem.Set("hystrix.command.Pair.metrics.rollingStats.numBuckets", "3")
-	assert.Equal(t, 7*time.Second, c.RollingStatsWindow.Get())
-	assert.Equal(t, 7, c.RollingStatsBuckets.Get(), "both keep their previous values")
+	assert.Equal(t, 7*time.Second, RollingStatsWindow.In(c).Get())
+	assert.Equal(t, 7, RollingStatsBuckets.In(c).Get(), "both keep their previous values")
 	assert.Len(t, log.take(), 1)
 
 	mem.Set("hystrix.command.Pair.metrics.rollingStats.timeInMilliseconds", "9000")
-	assert.Equal(t, 9*time.Second, c.RollingStatsWindow.Get(), "the sources now hold a valid pair")
-	assert.Equal(t, 3, c.RollingStatsBuckets.Get())
+	assert.Equal(t, 9*time.Second, RollingStatsWindow.In(c).Get(), "the sources now hold a valid pair")
+	assert.Equal(t, 3, RollingStatsBuckets.In(c).Get())
 	assert.Empty(t, log.take())
 }
 
@@ -230,23 +230,23 @@ func TestThreadPoolSizes(t *testing.T) {
 	assert.Equal(t, 4, p.EffectiveMaximumSize(), "max(core, maximum)")
 
 	mem.Set("hystrix.threadpool.Sizes.coreSize", "0")
-	assert.Equal(t, 0, p.CoreSize.Get())
+	assert.Equal(t, 0, ThreadPoolCoreSize.In(p).Get())
 	assert.Equal(t, 2, p.EffectiveMaximumSize(), "an elastic pool with no core workers")
 	assert.Empty(t, log.take())
 
 	mem.Set("hystrix.threadpool.Sizes.allowMaximumSizeToDivergeFromCoreSize", "false")
-	assert.True(t, p.AllowMaximumSizeToDivergeFromCoreSize.Get(), "would leave no worker: rejected")
+	assert.True(t, ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.In(p).Get(), "would leave no worker: rejected")
 	errs := log.take()
 	require.Len(t, errs, 1)
 	assert.ErrorContains(t, errs[0], "hystrix.threadpool.Sizes.coreSize")
 	assert.ErrorContains(t, errs[0], "effective maximum pool size is 0")
 
 	mem.Set("hystrix.threadpool.Sizes.maxQueueSize", "-2")
-	assert.Equal(t, -1, p.MaxQueueSize.Get())
+	assert.Equal(t, -1, ThreadPoolMaxQueueSize.In(p).Get())
 	mem.Set("hystrix.threadpool.Sizes.keepAliveTimeMinutes", "-1")
-	assert.Equal(t, time.Minute, p.KeepAlive.Get())
+	assert.Equal(t, time.Minute, ThreadPoolKeepAlive.In(p).Get())
 	mem.Set("hystrix.threadpool.Sizes.metrics.rollingStats.timeInMilliseconds", "999")
-	assert.Equal(t, 10*time.Second, p.RollingStatsWindow.Get())
+	assert.Equal(t, 10*time.Second, ThreadPoolRollingStatsWindow.In(p).Get())
 	assert.Len(t, log.take(), 3)
 }
 
@@ -259,9 +259,9 @@ func TestCollapserValidation(t *testing.T) {
 		"hystrix.collapser.Col.timerDelayInMilliseconds":             "0",
 		"hystrix.collapser.Col.metrics.rollingPercentile.numBuckets": "7",
 	})
-	assert.Equal(t, 0, c.MaxRequestsInBatch.Get())
-	assert.Equal(t, 10*time.Millisecond, c.TimerDelay.Get())
-	assert.Equal(t, 6, c.RollingPercentileBuckets.Get())
+	assert.Equal(t, 0, CollapserMaxRequestsInBatch.In(c).Get())
+	assert.Equal(t, 10*time.Millisecond, CollapserTimerDelay.In(c).Get())
+	assert.Equal(t, 6, CollapserRollingPercentileBuckets.In(c).Get())
 	assert.Len(t, log.take(), 3)
 }
 
@@ -273,7 +273,7 @@ func TestCloseStopsUpdates(t *testing.T) {
 	store.Close()
 	store.Close()
 	mem.Set("hystrix.command.Closed."+timeoutName, "5")
-	assert.Equal(t, time.Second, c.ExecutionTimeout.Get())
+	assert.Equal(t, time.Second, ExecutionTimeout.In(c).Get())
 	assert.Equal(t, 0, len(mem.subs), "subscription cancelled")
 }
 
@@ -308,7 +308,7 @@ func TestConcurrentSetAndGet(t *testing.T) {
 					return
 				default:
 				}
-				switch d := c.ExecutionTimeout.Get(); d {
+				switch d := ExecutionTimeout.In(c).Get(); d {
 				case 100 * time.Millisecond:
 					saw100.Store(true)
 				case 200 * time.Millisecond:
@@ -337,7 +337,7 @@ func TestConcurrentSetAndGet(t *testing.T) {
 	readers.Wait()
 	assert.True(t, saw100.Load() && saw200.Load(), "the readers saw both values written")
 	mem.Set("hystrix.command.Race."+timeoutName, "100")
-	assert.Equal(t, 100*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 100*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
 func TestInvalidValueLoggedWithSlog(t *testing.T) {

@@ -26,12 +26,12 @@ func TestEnvSource(t *testing.T) {
 	defer store.Close()
 	c, err := store.Command("GetUser", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 250*time.Millisecond, c.ExecutionTimeout.Get())
-	assert.False(t, c.FallbackEnabled.Get(), "the exact dotted name wins over the mapped one")
+	assert.Equal(t, 250*time.Millisecond, ExecutionTimeout.In(c).Get())
+	assert.False(t, FallbackEnabled.In(c).Get(), "the exact dotted name wins over the mapped one")
 	p, err := store.ThreadPool("Any", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 3, p.CoreSize.Get())
-	assert.Equal(t, -1, p.MaxQueueSize.Get(), "the environment is read once")
+	assert.Equal(t, 3, ThreadPoolCoreSize.In(p).Get())
+	assert.Equal(t, -1, ThreadPoolMaxQueueSize.In(p).Get(), "the environment is read once")
 
 	v, ok := env.Get("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds")
 	assert.True(t, ok)
@@ -52,17 +52,17 @@ func TestEnvNamesSharedByTwoKeysAreRefusedForBoth(t *testing.T) {
 
 	a, err := store.Command("Größe", nil)
 	require.NoError(t, err)
-	assert.False(t, a.FallbackEnabled.Get(), "alone, the key reads the variable")
+	assert.False(t, FallbackEnabled.In(a).Get(), "alone, the key reads the variable")
 	assert.Empty(t, log.take())
 
 	b, err := store.Command("Grüße", nil)
 	require.NoError(t, err)
-	assert.True(t, a.FallbackEnabled.Get(), "refused for the first key too")
-	assert.True(t, b.FallbackEnabled.Get())
-	assert.Equal(t, time.Second, a.ExecutionTimeout.Get())
-	assert.Equal(t, time.Second, b.ExecutionTimeout.Get())
-	assert.True(t, b.CircuitBreakerForceOpen.Get(), "an exact dotted name still applies")
-	assert.False(t, a.CircuitBreakerForceOpen.Get())
+	assert.True(t, FallbackEnabled.In(a).Get(), "refused for the first key too")
+	assert.True(t, FallbackEnabled.In(b).Get())
+	assert.Equal(t, time.Second, ExecutionTimeout.In(a).Get())
+	assert.Equal(t, time.Second, ExecutionTimeout.In(b).Get())
+	assert.True(t, CircuitBreakerForceOpen.In(b).Get(), "an exact dotted name still applies")
+	assert.False(t, CircuitBreakerForceOpen.In(a).Get())
 	errs := log.take()
 	require.Len(t, errs, 4)
 	var msgs []string
@@ -76,8 +76,8 @@ func TestEnvNamesSharedByTwoKeysAreRefusedForBoth(t *testing.T) {
 		`HYSTRIX_COMMAND_GR__E_FALLBACK_ENABLED also names hystrix.command.Größe.fallback.enabled; refused for both`)
 
 	require.True(t, store.ForgetCommand("Grüße"))
-	assert.False(t, a.FallbackEnabled.Get(), "alone again, the key reads the variable again")
-	assert.Equal(t, 200*time.Millisecond, a.ExecutionTimeout.Get())
+	assert.False(t, FallbackEnabled.In(a).Get(), "alone again, the key reads the variable again")
+	assert.Equal(t, 200*time.Millisecond, ExecutionTimeout.In(a).Get())
 }
 
 func TestEnvNamesOfKeyDefaultAreTheDefaultLevel(t *testing.T) {
@@ -88,13 +88,13 @@ func TestEnvNamesOfKeyDefaultAreTheDefaultLevel(t *testing.T) {
 	defer store.OnError(log.add)()
 	c, err := store.Command("Default", Overrides{"fallback.enabled": "true"})
 	require.NoError(t, err)
-	assert.True(t, c.FallbackEnabled.Get(), "the default level does not beat the value set in code")
+	assert.True(t, FallbackEnabled.In(c).Get(), "the default level does not beat the value set in code")
 	errs := log.take()
 	require.Len(t, errs, 1)
 	assert.ErrorContains(t, errs[0], "HYSTRIX_COMMAND_DEFAULT_FALLBACK_ENABLED also names hystrix.command.default.fallback.enabled")
 	other, err := store.Command("Other", nil)
 	require.NoError(t, err)
-	assert.False(t, other.FallbackEnabled.Get(), "the default level applies to every key")
+	assert.False(t, FallbackEnabled.In(other).Get(), "the default level applies to every key")
 }
 
 func TestEnvNamesSharedByThreeKeys(t *testing.T) {
@@ -108,11 +108,11 @@ func TestEnvNamesSharedByThreeKeys(t *testing.T) {
 		pools = append(pools, p)
 	}
 	for _, p := range pools {
-		assert.Equal(t, 10, p.CoreSize.Get(), p.Key())
+		assert.Equal(t, 10, ThreadPoolCoreSize.In(p).Get(), p.Key())
 	}
 	require.True(t, store.ForgetThreadPool("get-user"))
-	assert.Equal(t, 10, pools[1].CoreSize.Get(), "still two")
-	assert.Equal(t, 10, pools[2].CoreSize.Get())
+	assert.Equal(t, 10, ThreadPoolCoreSize.In(pools[1]).Get(), "still two")
+	assert.Equal(t, 10, ThreadPoolCoreSize.In(pools[2]).Get())
 	require.True(t, store.ForgetThreadPool("Get.User"))
-	assert.Equal(t, 3, pools[1].CoreSize.Get(), "alone")
+	assert.Equal(t, 3, ThreadPoolCoreSize.In(pools[1]).Get(), "alone")
 }

@@ -21,13 +21,13 @@ func ExampleStore_Command() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(props.ExecutionTimeout.Get()) // set in code
+	fmt.Println(config.ExecutionTimeout.In(props).Get()) // set in code
 
 	dynamic.Set("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "250")
-	fmt.Println(props.ExecutionTimeout.Get()) // dynamic key value beats code
+	fmt.Println(config.ExecutionTimeout.In(props).Get()) // dynamic key value beats code
 
 	err = dynamic.Set("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "soon")
-	fmt.Println(props.ExecutionTimeout.Get()) // invalid: previous value stays
+	fmt.Println(config.ExecutionTimeout.In(props).Get()) // invalid: previous value stays
 	fmt.Println(err)
 
 	for _, s := range props.Settings()[:2] {
@@ -58,8 +58,8 @@ func ExampleSet() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(props.IsolationStrategy.Get(), props.ExecutionTimeout.Get(),
-		props.CircuitBreakerErrorThresholdPercentage.Get())
+	fmt.Println(config.ExecutionIsolationStrategy.In(props).Get(), config.ExecutionTimeout.In(props).Get(),
+		config.CircuitBreakerErrorThresholdPercentage.In(props).Get())
 	// Output:
 	// map[circuitBreaker.errorThresholdPercentage:25 execution.isolation.strategy:SEMAPHORE execution.isolation.thread.timeoutInMilliseconds:300ms]
 	// SEMAPHORE 300ms 25
@@ -110,7 +110,7 @@ func ExampleStore_AddSource() {
 	defer remove()
 
 	props, _ := config.Default().Command("Example", nil)
-	fmt.Println(props.ExecutionTimeout.Get())
+	fmt.Println(config.ExecutionTimeout.In(props).Get())
 	// Output:
 	// 2s
 }
@@ -126,11 +126,11 @@ func ExampleKey_SetIn() {
 
 	config.ExecutionTimeout.SetIn(src, "GET api.example.com:8080", 300*time.Millisecond)
 	config.CircuitBreakerForceOpen.SetDefaultIn(src, true)
-	fmt.Println(props.ExecutionTimeout.Get(), props.CircuitBreakerForceOpen.Get())
+	fmt.Println(config.ExecutionTimeout.In(props).Get(), config.CircuitBreakerForceOpen.In(props).Get())
 	fmt.Println(src.Names())
 
 	fmt.Println(config.ExecutionTimeout.SetIn(src, "GET api.example.com:8080", 1500*time.Microsecond))
-	fmt.Println(props.ExecutionTimeout.Get())
+	fmt.Println(config.ExecutionTimeout.In(props).Get())
 	// Output:
 	// 300ms true
 	// [hystrix.command.GET api.example.com:8080.execution.isolation.thread.timeoutInMilliseconds hystrix.command.default.circuitBreaker.forceOpen]

@@ -21,16 +21,16 @@ func TestFileSource(t *testing.T) {
 	defer store.Close()
 	c, err := store.Command("F", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get())
 
 	write("hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds=400\n")
 	require.NoError(t, src.Reload())
-	assert.Equal(t, 400*time.Millisecond, c.ExecutionTimeout.Get(), "removed key falls back; edit applies")
+	assert.Equal(t, 400*time.Millisecond, ExecutionTimeout.In(c).Get(), "removed key falls back; edit applies")
 
 	write("hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds=500\noops\n")
 	err = src.Reload()
 	assert.EqualError(t, err, "config: "+path+`:2: missing '=' in "oops"`)
-	assert.Equal(t, 400*time.Millisecond, c.ExecutionTimeout.Get(), "a broken file changes nothing")
+	assert.Equal(t, 400*time.Millisecond, ExecutionTimeout.In(c).Get(), "a broken file changes nothing")
 
 	require.NoError(t, os.Remove(path))
 	assert.Error(t, src.Reload())

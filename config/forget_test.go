@@ -24,8 +24,8 @@ func TestForgetStartsOver(t *testing.T) {
 	c, err := store.Command("F", Overrides{timeoutName: "200"})
 	require.NoError(t, err)
 	assert.NotSame(t, old, c)
-	assert.Equal(t, 200*time.Millisecond, c.ExecutionTimeout.Get(), "first creation wins again")
-	assert.Equal(t, 100*time.Millisecond, old.ExecutionTimeout.Get(), "the old holder keeps its values")
+	assert.Equal(t, 200*time.Millisecond, ExecutionTimeout.In(c).Get(), "first creation wins again")
+	assert.Equal(t, 100*time.Millisecond, ExecutionTimeout.In(old).Get(), "the old holder keeps its values")
 	assert.Equal(t, []*CommandProperties{c}, store.Commands())
 	same, err := store.Command("F", Overrides{timeoutName: "300"})
 	require.NoError(t, err)
@@ -49,18 +49,18 @@ func TestPeekFixesNothing(t *testing.T) {
 	mem.Set("hystrix.command.P.metrics.rollingStats.timeInMilliseconds", "20000")
 	peeked, err := store.PeekCommand("P")
 	require.NoError(t, err)
-	assert.Equal(t, 20*time.Second, peeked.RollingStatsWindow.Get(), "the sources' values")
+	assert.Equal(t, 20*time.Second, RollingStatsWindow.In(peeked).Get(), "the sources' values")
 	assert.Empty(t, store.Commands(), "the store keeps nothing")
 
 	c, err := store.Command("P", Overrides{timeoutName: "100"})
 	require.NoError(t, err)
-	assert.Equal(t, 100*time.Millisecond, c.ExecutionTimeout.Get(), "the definition's values set in code")
+	assert.Equal(t, 100*time.Millisecond, ExecutionTimeout.In(c).Get(), "the definition's values set in code")
 	held, err := store.PeekCommand("P")
 	require.NoError(t, err)
 	assert.Same(t, c, held, "a peek after the definition gets what it made")
 
 	mem.Set("hystrix.command.P.metrics.rollingStats.timeInMilliseconds", "30000")
-	assert.Equal(t, 30*time.Second, peeked.RollingStatsWindow.Get(), "peeked properties follow the sources")
+	assert.Equal(t, 30*time.Second, RollingStatsWindow.In(peeked).Get(), "peeked properties follow the sources")
 
 	for _, peek := range []func() (any, error){
 		func() (any, error) { return store.PeekThreadPool("P") },
@@ -79,12 +79,12 @@ func TestForgottenPropertiesKeepFollowingSources(t *testing.T) {
 	mem, store, log := newTestStore(t)
 	old, err := store.Command("Z", nil)
 	require.NoError(t, err)
-	timeout := old.ExecutionTimeout // a holder of one Property only
+	timeout := ExecutionTimeout.In(old) // a holder of one Property only
 	require.True(t, store.ForgetCommand("Z"))
 
 	mem.Set("hystrix.command.Z.circuitBreaker.forceOpen", "true")
 	mem.Set("hystrix.command.Z."+timeoutName, "250")
-	assert.True(t, old.CircuitBreakerForceOpen.Get())
+	assert.True(t, CircuitBreakerForceOpen.In(old).Get())
 	old = nil
 	runtime.GC()
 	assert.Equal(t, 250*time.Millisecond, timeout.Get())
@@ -101,7 +101,7 @@ func TestForgottenPropertiesKeepFollowingSources(t *testing.T) {
 	assert.Len(t, log.take(), 1, "once, not once per generation")
 	mem.Set("hystrix.command.Z."+timeoutName, "300")
 	assert.Equal(t, 300*time.Millisecond, timeout.Get())
-	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get())
 	assert.Empty(t, log.take())
 	runtime.KeepAlive(timeout)
 }
@@ -152,7 +152,7 @@ func TestForgetCompactsInCreationOrder(t *testing.T) {
 	mem.Set("hystrix.command.K8."+timeoutName, "42")
 	c, err := store.Command("K8", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 42*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 42*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
 func TestForgetConcurrent(t *testing.T) {
@@ -166,7 +166,7 @@ func TestForgetConcurrent(t *testing.T) {
 				if !assert.NoError(t, err) {
 					return
 				}
-				_ = c.ExecutionTimeout.Get()
+				_ = ExecutionTimeout.In(c).Get()
 				if i%3 == g%3 {
 					store.ForgetCommand(k)
 				}
@@ -179,6 +179,6 @@ func TestForgetConcurrent(t *testing.T) {
 	wg.Wait()
 	mem.Set("hystrix.command.default."+timeoutName, "777")
 	for _, c := range store.Commands() {
-		assert.Equal(t, 777*time.Millisecond, c.ExecutionTimeout.Get())
+		assert.Equal(t, 777*time.Millisecond, ExecutionTimeout.In(c).Get())
 	}
 }

@@ -5,18 +5,20 @@ import (
 	"fmt"
 )
 
-// Key is the typed name of one property: O is the properties type of its scope
-// (CommandProperties, ThreadPoolProperties or CollapserProperties) and T the type of its
-// value. Every property has an exported Key (ExecutionTimeout, ThreadPoolCoreSize,
-// CollapserTimerDelay, ...), so a misspelt name does not compile, and neither does a
-// thread-pool property among command values:
+// Key is one property, declared once: its Hystrix short name, built-in default, codec
+// and range, from which the Store resolves it for every key of its scope. O is the
+// properties type of its scope (CommandProperties, ThreadPoolProperties or
+// CollapserProperties) and T the type of its value. Every property has an exported Key
+// (ExecutionTimeout, ThreadPoolCoreSize, CollapserTimerDelay, ...), so a misspelt name
+// does not compile, and neither does a thread-pool property among command values:
 //
 //	config.Set(
 //		config.ExecutionIsolationStrategy.Of(config.Semaphore),
 //		config.ExecutionTimeout.Of(300*time.Millisecond),
 //	)
 //
-// The zero Key is not usable.
+// In reads the property of one key: config.ExecutionTimeout.In(props).Get(). The zero Key
+// is not usable.
 type Key[O scopeOwner, T comparable] struct{ d *desc[O, T] }
 
 // scopeOwner is the properties type of a scope.
@@ -24,14 +26,32 @@ type scopeOwner interface {
 	CommandProperties | ThreadPoolProperties | CollapserProperties
 }
 
-// key declares the Key of a property with its Hystrix short name, built-in default,
-// codec, per-value rule (nil: any parsable value) and field of the owner.
-func key[O scopeOwner, T comparable](short string, def T, c codec[T], valid func(T) error,
-	f func(*O) **Property[T]) Key[O, T] {
+// key declares a property of scope sc with its Hystrix short name, built-in default,
+// codec and per-value rule (nil: any parsable value).
+func key[O scopeOwner, T comparable](sc *scope[O], short string, def T, c codec[T], valid func(T) error) Key[O, T] {
 	d := &desc[O, T]{meta: meta[T]{short: short, format: c.format},
-		parse: c.parse, valid: valid, values: c.values, field: f}
+		parse: c.parse, valid: valid, values: c.values}
 	d.def = d.intern(def, nil)
+	sc.add(d)
 	return Key[O, T]{d}
+}
+
+// In returns the property of the key that o holds the properties of: its Get is one
+// atomic load, so a reader on a hot path keeps the Property rather than calling In each
+// time.
+func (k Key[O, T]) In(o *O) *Property[T] { return k.d.of(stateOf(o)) }
+
+// stateOf returns the keyState of o.
+func stateOf[O scopeOwner](o *O) *keyState {
+	switch o := any(o).(type) {
+	case *CommandProperties:
+		return &o.k
+	case *ThreadPoolProperties:
+		return &o.k
+	case *CollapserProperties:
+		return &o.k
+	}
+	panic("config: unknown properties type")
 }
 
 // Name returns the Hystrix short name, e.g.

@@ -26,19 +26,19 @@ func TestKeysSetTypedValues(t *testing.T) {
 	}, in)
 	c, err := NewStore().Command("Typed", in)
 	require.NoError(t, err)
-	assert.Equal(t, Semaphore, c.IsolationStrategy.Get())
-	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
-	assert.True(t, c.CircuitBreakerForceOpen.Get())
-	assert.Equal(t, 3, c.ExecutionMaxConcurrentRequests.Get())
-	assert.Equal(t, "shared", c.ThreadPoolKeyOverride.Get())
+	assert.Equal(t, Semaphore, ExecutionIsolationStrategy.In(c).Get())
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get())
+	assert.True(t, CircuitBreakerForceOpen.In(c).Get())
+	assert.Equal(t, 3, ExecutionMaxConcurrentRequests.In(c).Get())
+	assert.Equal(t, "shared", ThreadPoolKeyOverride.In(c).Get())
 
 	p, err := NewStore().ThreadPool("Typed", Set(ThreadPoolCoreSize.Of(4), ThreadPoolKeepAlive.Of(2*time.Minute)))
 	require.NoError(t, err)
-	assert.Equal(t, 4, p.CoreSize.Get())
-	assert.Equal(t, 2*time.Minute, p.KeepAlive.Get())
+	assert.Equal(t, 4, ThreadPoolCoreSize.In(p).Get())
+	assert.Equal(t, 2*time.Minute, ThreadPoolKeepAlive.In(p).Get())
 	col, err := NewStore().Collapser("Typed", Set(CollapserTimerDelay.Of(5*time.Millisecond)))
 	require.NoError(t, err)
-	assert.Equal(t, 5*time.Millisecond, col.TimerDelay.Get())
+	assert.Equal(t, 5*time.Millisecond, CollapserTimerDelay.In(col).Get())
 }
 
 // TestEveryPropertyHasAKey checks that the Keys are the scope tables: one Key per
@@ -135,13 +135,13 @@ func TestKeySetIn(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, ExecutionTimeout.SetDefaultIn(mem, 400*time.Millisecond))
-	assert.Equal(t, 200*time.Millisecond, c.ExecutionTimeout.Get(), "the value set in code beats the default level")
+	assert.Equal(t, 200*time.Millisecond, ExecutionTimeout.In(c).Get(), "the value set in code beats the default level")
 	require.NoError(t, ExecutionTimeout.SetIn(mem, "K", 300*time.Millisecond))
-	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get(), "the key's dynamic value beats the value set in code")
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get(), "the key's dynamic value beats the value set in code")
 	require.NoError(t, ThreadPoolCoreSize.SetIn(mem, "P", 4))
 	require.NoError(t, ExecutionIsolationStrategy.SetIn(mem, "K", Semaphore))
-	assert.Equal(t, 4, p.CoreSize.Get())
-	assert.Equal(t, Semaphore, c.IsolationStrategy.Get())
+	assert.Equal(t, 4, ThreadPoolCoreSize.In(p).Get())
+	assert.Equal(t, Semaphore, ExecutionIsolationStrategy.In(c).Get())
 	v, _ := mem.Get("hystrix.threadpool.P.coreSize")
 	assert.Equal(t, "4", v)
 
@@ -154,5 +154,5 @@ func TestKeySetIn(t *testing.T) {
 	assert.ErrorIs(t, ExecutionTimeout.SetIn(mem, "", time.Second), ErrEmptyKey)
 	err = ExecutionTimeout.SetIn(mem, "default", time.Second)
 	assert.EqualError(t, err, `config: hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds: invalid value "1s": the key "default" names the default level of every key: use SetDefaultIn`)
-	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get())
 }

@@ -20,12 +20,12 @@ func TestInCodeOverridesApply(t *testing.T) {
 		"threadPoolKeyOverride":                            "pool",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, Semaphore, c.IsolationStrategy.Get())
-	assert.Equal(t, 50*time.Millisecond, c.ExecutionTimeout.Get())
-	assert.Equal(t, 0, c.CircuitBreakerErrorThresholdPercentage.Get())
-	assert.Equal(t, 5*time.Second, c.RollingStatsWindow.Get())
-	assert.Equal(t, 5, c.RollingStatsBuckets.Get())
-	assert.Equal(t, "pool", c.ThreadPoolKeyOverride.Get())
+	assert.Equal(t, Semaphore, ExecutionIsolationStrategy.In(c).Get())
+	assert.Equal(t, 50*time.Millisecond, ExecutionTimeout.In(c).Get())
+	assert.Equal(t, 0, CircuitBreakerErrorThresholdPercentage.In(c).Get())
+	assert.Equal(t, 5*time.Second, RollingStatsWindow.In(c).Get())
+	assert.Equal(t, 5, RollingStatsBuckets.In(c).Get())
+	assert.Equal(t, "pool", ThreadPoolKeyOverride.In(c).Get())
 }
 
 func TestInvalidInCodeOverride(t *testing.T) {
@@ -83,7 +83,7 @@ func TestInvalidOverrideIsNotCached(t *testing.T) {
 	require.Error(t, err)
 	c, err := store.Command("Retry", Overrides{timeoutName: "20"})
 	require.NoError(t, err)
-	assert.Equal(t, 20*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 20*time.Millisecond, ExecutionTimeout.In(c).Get())
 	assert.Len(t, store.Commands(), 1)
 }
 

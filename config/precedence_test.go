@@ -40,7 +40,7 @@ func TestCommandPrecedence(t *testing.T) {
 			defer store.Close()
 			c, err := store.Command("P", inCode)
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, c.ExecutionTimeout.Get())
+			assert.Equal(t, tc.want, ExecutionTimeout.In(c).Get())
 		})
 	}
 }
@@ -55,16 +55,16 @@ func TestPrecedenceWalksDownOnDelete(t *testing.T) {
 	defer store.Close()
 	c, err := store.Command("W", Overrides{timeoutName: "200"})
 	require.NoError(t, err)
-	assert.Equal(t, 100*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 100*time.Millisecond, ExecutionTimeout.In(c).Get())
 	mem.Delete("hystrix.command.W." + timeoutName)
-	assert.Equal(t, 200*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 200*time.Millisecond, ExecutionTimeout.In(c).Get())
 
 	other, err := store.Command("Other", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 300*time.Millisecond, other.ExecutionTimeout.Get())
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(other).Get())
 	mem.Delete("hystrix.command.default." + timeoutName)
-	assert.Equal(t, time.Second, other.ExecutionTimeout.Get())
-	assert.Equal(t, 200*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, time.Second, ExecutionTimeout.In(other).Get())
+	assert.Equal(t, 200*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
 func TestThreadPoolAndCollapserPrecedence(t *testing.T) {
@@ -84,7 +84,7 @@ func TestThreadPoolAndCollapserPrecedence(t *testing.T) {
 	require.NoError(t, err)
 	c, err := store.ThreadPool("C", nil)
 	require.NoError(t, err)
-	assert.Equal(t, []int{40, 20, 30}, []int{a.CoreSize.Get(), b.CoreSize.Get(), c.CoreSize.Get()})
+	assert.Equal(t, []int{40, 20, 30}, []int{ThreadPoolCoreSize.In(a).Get(), ThreadPoolCoreSize.In(b).Get(), ThreadPoolCoreSize.In(c).Get()})
 
 	ca, err := store.Collapser("A", CollapserOverrides{"timerDelayInMilliseconds": "20"})
 	require.NoError(t, err)
@@ -93,7 +93,7 @@ func TestThreadPoolAndCollapserPrecedence(t *testing.T) {
 	cc, err := store.Collapser("C", nil)
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{40 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond},
-		[]time.Duration{ca.TimerDelay.Get(), cb.TimerDelay.Get(), cc.TimerDelay.Get()})
+		[]time.Duration{CollapserTimerDelay.In(ca).Get(), CollapserTimerDelay.In(cb).Get(), CollapserTimerDelay.In(cc).Get()})
 }
 
 func TestEarlierSourceWins(t *testing.T) {
@@ -105,11 +105,11 @@ func TestEarlierSourceWins(t *testing.T) {
 	defer store.Close()
 	c, err := store.Command("S", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 111*time.Millisecond, c.ExecutionTimeout.Get())
-	assert.False(t, c.FallbackEnabled.Get(), "a name only the later source has still applies")
+	assert.Equal(t, 111*time.Millisecond, ExecutionTimeout.In(c).Get())
+	assert.False(t, FallbackEnabled.In(c).Get(), "a name only the later source has still applies")
 
 	first.Delete("hystrix.command.default." + timeoutName)
-	assert.Equal(t, 222*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 222*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
 func TestKeyInLaterSourceBeatsDefaultInEarlierSource(t *testing.T) {
@@ -120,7 +120,7 @@ func TestKeyInLaterSourceBeatsDefaultInEarlierSource(t *testing.T) {
 	defer store.Close()
 	c, err := store.Command("K", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 222*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 222*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
 func TestFirstCreationWins(t *testing.T) {
@@ -130,7 +130,7 @@ func TestFirstCreationWins(t *testing.T) {
 	b, err := store.Command("Once", Overrides{timeoutName: "999"})
 	require.NoError(t, err)
 	assert.Same(t, a, b)
-	assert.Equal(t, 100*time.Millisecond, b.ExecutionTimeout.Get())
+	assert.Equal(t, 100*time.Millisecond, ExecutionTimeout.In(b).Get())
 
 	p1, err := store.ThreadPool("Once", nil)
 	require.NoError(t, err)
@@ -149,8 +149,8 @@ func TestStoresAreIndependent(t *testing.T) {
 	require.NoError(t, err)
 	b, err := NewStore().Command("X", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 100*time.Millisecond, a.ExecutionTimeout.Get())
-	assert.Equal(t, time.Second, b.ExecutionTimeout.Get())
+	assert.Equal(t, 100*time.Millisecond, ExecutionTimeout.In(a).Get())
+	assert.Equal(t, time.Second, ExecutionTimeout.In(b).Get())
 }
 
 func TestListings(t *testing.T) {
@@ -190,8 +190,8 @@ func TestDefaultStore(t *testing.T) {
 	assert.Same(t, Default(), Default())
 	c, err := Default().Command("config.TestDefaultStore", nil)
 	require.NoError(t, err)
-	assert.Equal(t, time.Second, c.ExecutionTimeout.Get())
+	assert.Equal(t, time.Second, ExecutionTimeout.In(c).Get())
 	DefaultSource().Set("hystrix.command.config.TestDefaultStore."+timeoutName, "42")
 	defer DefaultSource().Delete("hystrix.command.config.TestDefaultStore." + timeoutName)
-	assert.Equal(t, 42*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 42*time.Millisecond, ExecutionTimeout.In(c).Get())
 }

@@ -15,9 +15,9 @@ func TestPropertyGetDoesNotAllocate(t *testing.T) {
 	var n int
 	var s IsolationStrategy
 	allocs := testing.AllocsPerRun(1000, func() {
-		d = p.ExecutionTimeout.Get()
-		n = p.ExecutionMaxConcurrentRequests.Get()
-		s = p.IsolationStrategy.Get()
+		d = ExecutionTimeout.In(p).Get()
+		n = ExecutionMaxConcurrentRequests.In(p).Get()
+		s = ExecutionIsolationStrategy.In(p).Get()
 	})
 	assert.Zero(t, allocs)
 	assert.Equal(t, time.Second, d)
@@ -35,9 +35,9 @@ func TestFixed(t *testing.T) {
 func TestPropertyNameAndString(t *testing.T) {
 	p, err := NewStore().Command("Named", Overrides{"execution.isolation.thread.timeoutInMilliseconds": "250"})
 	require.NoError(t, err)
-	assert.Equal(t, "hystrix.command.Named.execution.isolation.thread.timeoutInMilliseconds", p.ExecutionTimeout.Name())
-	assert.Equal(t, "250", p.ExecutionTimeout.String())
-	assert.Equal(t, "THREAD", p.IsolationStrategy.String())
+	assert.Equal(t, "hystrix.command.Named.execution.isolation.thread.timeoutInMilliseconds", ExecutionTimeout.In(p).Name())
+	assert.Equal(t, "250", ExecutionTimeout.In(p).String())
+	assert.Equal(t, "THREAD", ExecutionIsolationStrategy.In(p).String())
 }
 
 func BenchmarkPropertyGet(b *testing.B) {
@@ -46,7 +46,7 @@ func BenchmarkPropertyGet(b *testing.B) {
 	b.ReportAllocs()
 	var sum time.Duration
 	for b.Loop() {
-		sum += p.ExecutionTimeout.Get()
+		sum += ExecutionTimeout.In(p).Get()
 	}
 	_ = sum
 }
@@ -58,7 +58,7 @@ func BenchmarkPropertyGetParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		n := 0
 		for pb.Next() {
-			n += p.ExecutionMaxConcurrentRequests.Get()
+			n += ExecutionMaxConcurrentRequests.In(p).Get()
 		}
 		_ = n
 	})

@@ -4,14 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sync/atomic"
 	"time"
 )
 
 // Memory layout. A key costs one owner struct (CommandProperties, ThreadPoolProperties
-// or CollapserProperties: the exported *Property fields plus the keyState inline) and one
-// small Property per property. Everything that is the same for every key (short name,
+// or CollapserProperties: its keyState inline) and one slab per value type holding the
+// key's Properties of that type side by side, each found by its desc's slab and index.
+// Everything that is the same for every key (short name,
 // default name, built-in default, codec, range rule, cross-property rules) lives once in
 // a package-level scope table (commandScope, threadPoolScope, collapserScope). A value
 // equal to the built-in default, and every bool and IsolationStrategy value, points to a
@@ -23,6 +25,7 @@ import (
 type keyState struct {
 	scope   string           // "command", "threadpool" or "collapser"
 	key     string           // the command, thread-pool or collapser key
+	slabs   []any            // the key's Properties: slabs[t] is a []Property[T] (see desc)
 	inCode  []inCodeValue    // values set in code, by field index; nil when none
 	errs    []*PropertyError // the bad values of its last resolution; nil when none
 	idx     int              // index in Store.sets; -1 once forgotten
@@ -64,30 +67,33 @@ type resolution[O any] struct {
 // Everything but value runs under the owning Store's lock.
 type field[O any] interface {
 	shortName() string
-	defaultName() string     // hystrix.<scope>.default.<short>
-	setScope(scope string)   // called once, when the scope table is made
-	build(o *O, k *keyState) // makes the key's Property (no value yet)
+	defaultName() string   // hystrix.<scope>.default.<short>
+	setScope(scope string) // called once, when the property is declared
+	valueType() reflect.Type
+	place(s *slab, j int) // called once, when the property is declared
+	build(k *keyState)    // makes the key's Property (no value yet)
 	useDefault(r *resolution[O], i int)
 	revert(r *resolution[O], i int) // candidate := the published value
 	stage(r *resolution[O], i int, raw string) error
 	changed(r *resolution[O], i int) bool
 	commit(r *resolution[O], i int)
 	formatCand(r *resolution[O], i int) string
-	value(o *O) string
+	value(k *keyState) string
 	codecField
 }
 
 // desc describes one property of type T of owner type O: the metadata shared by every
-// key and the way to reach the key's Property in its owner.
+// key and where the key's Property is: in the slab of its type, at j.
 type desc[O any, T comparable] struct {
 	meta[T]
+	slab   *slab  // the scope's slab of T
+	j      int    // the index in it
 	prefix string // hystrix.<scope>.
 	dflt   string // hystrix.<scope>.default.<short>
 	def    *T     // built-in default, shared
 	parse  func(string) (T, error)
 	valid  func(T) error // nil: any parsable value
 	values []T           // shared values (see codec.values)
-	field  func(*O) **Property[T]
 }
 
 func (d *desc[O, T]) shortName() string   { return d.short }
@@ -97,8 +103,29 @@ func (d *desc[O, T]) setScope(scope string) {
 	d.dflt = d.prefix + "default." + d.short
 }
 
-func (d *desc[O, T]) build(o *O, k *keyState) {
-	*d.field(o) = &Property[T]{key: k, m: &d.meta}
+func (d *desc[O, T]) build(k *keyState) {
+	s, _ := k.slabs[d.slab.t].([]Property[T])
+	if s == nil {
+		s = make([]Property[T], d.slab.n)
+		k.slabs[d.slab.t] = s
+	}
+	p := &s[d.j]
+	p.key, p.m = k, &d.meta
+}
+
+// of returns the key's Property.
+func (d *desc[O, T]) of(k *keyState) *Property[T] { return &k.slabs[d.slab.t].([]Property[T])[d.j] }
+
+func (d *desc[O, T]) valueType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (d *desc[O, T]) place(s *slab, j int) { d.slab, d.j = s, j }
+
+// slab is where a scope's properties of one value type are, in every key: the key's
+// slabs[t], a slice of n Properties.
+type slab struct {
+	typ reflect.Type
+	t   int
+	n   int
 }
 
 // intern returns a pointer to v that may be published: cur if it holds v, else the
@@ -118,7 +145,7 @@ func (d *desc[O, T]) intern(v T, cur *T) *T {
 	return &v
 }
 
-func (d *desc[O, T]) current(r *resolution[O]) *T { return (*d.field(r.o)).v.Load() }
+func (d *desc[O, T]) current(r *resolution[O]) *T { return d.of(r.k).v.Load() }
 func (d *desc[O, T]) next(r *resolution[O], i int) *T {
 	return r.cand[i].(*T)
 }
@@ -155,7 +182,7 @@ func (d *desc[O, T]) changed(r *resolution[O], i int) bool {
 
 // commit publishes the candidate; an unchanged value is not stored again.
 func (d *desc[O, T]) commit(r *resolution[O], i int) {
-	p := *d.field(r.o)
+	p := d.of(r.k)
 	next := d.next(r, i)
 	if old := p.v.Load(); old == nil || (old != next && *old != *next) {
 		p.v.Store(next)
@@ -167,7 +194,7 @@ func (d *desc[O, T]) formatCand(r *resolution[O], i int) string {
 	return d.format(*d.next(r, i))
 }
 
-func (d *desc[O, T]) value(o *O) string { return (*d.field(o)).String() }
+func (d *desc[O, T]) value(k *keyState) string { return d.of(k).String() }
 
 func (d *desc[O, T]) defaultString() string { return d.format(*d.def) }
 
@@ -189,10 +216,13 @@ type check[O any] struct {
 }
 
 // scope is the table of every property of one scope ("command", "threadpool",
-// "collapser"), shared by every key of that scope.
+// "collapser"), shared by every key of that scope. Its properties join it as they are
+// declared (key); its cross-property checks are added by the init of the file that
+// declares them.
 type scope[O any] struct {
 	names
 	fields []field[O]
+	slabs  []*slab
 	checks []check[O]
 	state  func(*O) *keyState
 }
@@ -211,19 +241,34 @@ type names struct {
 	byEnv     map[string]int // EnvName of the short name -> field index
 }
 
-func newScope[O any](name, label string, state func(*O) *keyState, fields ...field[O]) *scope[O] {
+// newScope returns the empty table of a scope; its properties join it with add.
+func newScope[O any](name, label string, state func(*O) *keyState) *scope[O] {
 	prefix := "hystrix." + name + "."
-	sc := &scope[O]{names: names{name: name, label: label, prefix: prefix, envPrefix: EnvName(prefix),
-		byName: map[string]int{}, byEnv: map[string]int{}}, fields: fields, state: state}
-	for i, f := range fields {
-		f.setScope(name)
-		sc.shorts = append(sc.shorts, f.shortName())
-		sc.envShorts = append(sc.envShorts, EnvName(f.shortName()))
-		sc.byName[f.shortName()] = i
-		sc.byEnv[EnvName(f.shortName())] = i
-		sc.longest = max(sc.longest, len(f.shortName()))
+	return &scope[O]{names: names{name: name, label: label, prefix: prefix, envPrefix: EnvName(prefix),
+		byName: map[string]int{}, byEnv: map[string]int{}}, state: state}
+}
+
+// add declares a property of the scope; it panics on a name declared twice.
+func (sc *scope[O]) add(f field[O]) {
+	short := f.shortName()
+	if _, dup := sc.byName[short]; dup {
+		panic("config: property " + short + " declared twice in scope " + sc.name)
 	}
-	return sc
+	i := len(sc.fields)
+	f.setScope(sc.name)
+	t := slices.IndexFunc(sc.slabs, func(s *slab) bool { return s.typ == f.valueType() })
+	if t < 0 {
+		t = len(sc.slabs)
+		sc.slabs = append(sc.slabs, &slab{typ: f.valueType(), t: t})
+	}
+	f.place(sc.slabs[t], sc.slabs[t].n)
+	sc.slabs[t].n++
+	sc.fields = append(sc.fields, f)
+	sc.shorts = append(sc.shorts, short)
+	sc.envShorts = append(sc.envShorts, EnvName(short))
+	sc.byName[short] = i
+	sc.byEnv[EnvName(short)] = i
+	sc.longest = max(sc.longest, len(short))
 }
 
 // index returns the field index of a short name; it panics on a typo in a table.
@@ -240,8 +285,9 @@ func (sc *scope[O]) newKey(key string) *O {
 	o := new(O)
 	k := sc.state(o)
 	k.scope, k.key, k.idx = sc.name, key, -1
+	k.slabs = make([]any, len(sc.slabs))
 	for _, f := range sc.fields {
-		f.build(o, k)
+		f.build(k)
 	}
 	return o
 }
@@ -373,7 +419,7 @@ func (sc *scope[O]) settings(o *O) []Setting {
 	k := sc.state(o)
 	out := make([]Setting, len(sc.fields))
 	for i, f := range sc.fields {
-		out[i] = Setting{Name: f.shortName(), FullName: k.name(f.shortName()), Value: f.value(o)}
+		out[i] = Setting{Name: f.shortName(), FullName: k.name(f.shortName()), Value: f.value(k)}
 	}
 	return out
 }

@@ -39,13 +39,13 @@ func TestMemorySourceReturnsRefusedEntries(t *testing.T) {
 	assert.Equal(t, "hystrix.command.M."+timeoutName, refused.Entries[0].Name)
 	assert.Equal(t, "hystrix.command.M.metrics.rollingStats", refused.Entries[1].Name)
 	assert.ErrorIs(t, refused.Entries[1], ErrUnknownProperty)
-	assert.False(t, c.FallbackEnabled.Get(), "the good entry applies")
+	assert.False(t, FallbackEnabled.In(c).Get(), "the good entry applies")
 	assert.Len(t, log.take(), 2)
 
 	assert.Equal(t, err, mem.Set("hystrix.command.M.fallback.enabled", "false"), "no change: the same refusals")
 	require.Error(t, mem.Delete("hystrix.command.M.metrics.rollingStats"), "the bad timeout is still there")
 	assert.NoError(t, mem.Set("hystrix.command.M."+timeoutName, "20"))
-	assert.Equal(t, 20*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 20*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
 func TestUnknownDynamicNameWarnedOncePerName(t *testing.T) {
@@ -107,22 +107,22 @@ func TestAddSourceToDefault(t *testing.T) {
 
 	remove, err := Default().AddSource(src)
 	require.NoError(t, err)
-	assert.Equal(t, 250*time.Millisecond, c.ExecutionTimeout.Get(), "applies at once")
+	assert.Equal(t, 250*time.Millisecond, ExecutionTimeout.In(c).Get(), "applies at once")
 
 	require.NoError(t, DefaultSource().Set("hystrix.command."+key+"."+timeoutName, "42"))
-	assert.Equal(t, 42*time.Millisecond, c.ExecutionTimeout.Get(), "an added source ranks below the existing ones")
+	assert.Equal(t, 42*time.Millisecond, ExecutionTimeout.In(c).Get(), "an added source ranks below the existing ones")
 	require.NoError(t, DefaultSource().Delete("hystrix.command."+key+"."+timeoutName))
-	assert.Equal(t, 250*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 250*time.Millisecond, ExecutionTimeout.In(c).Get())
 
 	writeFile(t, path, "hystrix.command."+key+"."+timeoutName+"=260\n")
 	require.Eventually(t, timeoutIs(c, 260*time.Millisecond), applyWithin, time.Millisecond, "watched")
 
 	remove()
 	remove()
-	assert.Equal(t, time.Second, c.ExecutionTimeout.Get(), "removed: back to the built-in default")
+	assert.Equal(t, time.Second, ExecutionTimeout.In(c).Get(), "removed: back to the built-in default")
 	writeFile(t, path, "hystrix.command."+key+"."+timeoutName+"=270\n")
 	require.NoError(t, src.Reload())
-	assert.Equal(t, time.Second, c.ExecutionTimeout.Get(), "no longer subscribed")
+	assert.Equal(t, time.Second, ExecutionTimeout.In(c).Get(), "no longer subscribed")
 }
 
 func TestAddedSourcePrecedence(t *testing.T) {
@@ -137,8 +137,8 @@ func TestAddedSourcePrecedence(t *testing.T) {
 	require.NoError(t, err)
 	_, err = store.AddSource(added)
 	require.NoError(t, err)
-	assert.Equal(t, 222*time.Millisecond, c.ExecutionTimeout.Get(), "a key value in an added source beats a default value")
-	assert.False(t, c.FallbackEnabled.Get(), "the same name: the earlier source wins")
+	assert.Equal(t, 222*time.Millisecond, ExecutionTimeout.In(c).Get(), "a key value in an added source beats a default value")
+	assert.False(t, FallbackEnabled.In(c).Get(), "the same name: the earlier source wins")
 
 	store.Close()
 	_, err = store.AddSource(NewMemorySource())

@@ -16,14 +16,14 @@ func TestStageProperties(t *testing.T) {
 		"faultInjection.latencyInMilliseconds": "7",
 	})
 	require.NoError(t, err)
-	assert.True(t, c.RateLimitEnabled.Get())
-	assert.Equal(t, 2.5, c.RateLimitPermitsPerSecond.Get())
-	assert.Equal(t, 3, c.RateLimitBurst.Get())
-	assert.Equal(t, 20*time.Millisecond, c.RateLimitMaxWait.Get())
-	assert.Equal(t, "shared", c.RateLimitGroup.Get())
-	assert.Equal(t, 0.5, c.FaultInjectionPercentage.Get())
-	assert.Equal(t, FaultHang, c.FaultInjectionFault.Get())
-	assert.Equal(t, 7*time.Millisecond, c.FaultInjectionLatency.Get())
+	assert.True(t, RateLimitEnabled.In(c).Get())
+	assert.Equal(t, 2.5, RateLimitPermitsPerSecond.In(c).Get())
+	assert.Equal(t, 3, RateLimitBurst.In(c).Get())
+	assert.Equal(t, 20*time.Millisecond, RateLimitMaxWait.In(c).Get())
+	assert.Equal(t, "shared", RateLimitGroup.In(c).Get())
+	assert.Equal(t, 0.5, FaultInjectionPercentage.In(c).Get())
+	assert.Equal(t, FaultHang, FaultInjectionFault.In(c).Get())
+	assert.Equal(t, 7*time.Millisecond, FaultInjectionLatency.In(c).Get())
 
 	for name, raw := range map[string]string{
 		"rateLimit.permitsPerSecond":           "0",

@@ -8,79 +8,47 @@ import (
 // ThreadPoolProperties are the properties of one thread-pool key, resolved as
 // hystrix.threadpool.<POOL>.X, then the value set in code, then
 // hystrix.threadpool.default.X, then the built-in default.
-type ThreadPoolProperties struct {
-	// CoreSize: coreSize = 10 (>= 0).
-	CoreSize *Property[int]
-	// MaximumSize: maximumSize = 10 (>= 0); used only when
-	// AllowMaximumSizeToDivergeFromCoreSize is true (see EffectiveMaximumSize).
-	MaximumSize *Property[int]
-	// AllowMaximumSizeToDivergeFromCoreSize: allowMaximumSizeToDivergeFromCoreSize = false.
-	AllowMaximumSizeToDivergeFromCoreSize *Property[bool]
-	// MaxQueueSize: maxQueueSize = -1 (>= -1; <= 0 means no queue: hand-off only).
-	MaxQueueSize *Property[int]
-	// QueueSizeRejectionThreshold: queueSizeRejectionThreshold = 5 (>= 0); only matters
-	// when MaxQueueSize > 0.
-	QueueSizeRejectionThreshold *Property[int]
-	// KeepAlive: keepAliveTimeMinutes = 1 (>= 0).
-	KeepAlive *Property[time.Duration]
-	// RollingStatsWindow: metrics.rollingStats.timeInMilliseconds = 10000 (> 0, a multiple
-	// of RollingStatsBuckets).
-	RollingStatsWindow *Property[time.Duration]
-	// RollingStatsBuckets: metrics.rollingStats.numBuckets = 10 (>= 1).
-	RollingStatsBuckets *Property[int]
-
-	k keyState
-}
+type ThreadPoolProperties struct{ k keyState }
 
 type pool = ThreadPoolProperties
 
-// The Keys of the thread-pool properties: ThreadPool and the name of the field of
-// ThreadPoolProperties they set; the fields give defaults and ranges.
+// The thread-pool properties of Hystrix (read one with its Key:
+// config.ThreadPoolCoreSize.In(p).Get()).
 var (
-	// ThreadPoolCoreSize is coreSize.
-	ThreadPoolCoreSize = key("coreSize", 10, intCodec, atLeast(0),
-		func(p *pool) **Property[int] { return &p.CoreSize })
-	// ThreadPoolMaximumSize is maximumSize.
-	ThreadPoolMaximumSize = key("maximumSize", 10, intCodec, atLeast(0),
-		func(p *pool) **Property[int] { return &p.MaximumSize })
-	// ThreadPoolAllowMaximumSizeToDivergeFromCoreSize is allowMaximumSizeToDivergeFromCoreSize.
-	ThreadPoolAllowMaximumSizeToDivergeFromCoreSize = key("allowMaximumSizeToDivergeFromCoreSize", false, boolCodec, nil,
-		func(p *pool) **Property[bool] { return &p.AllowMaximumSizeToDivergeFromCoreSize })
-	// ThreadPoolMaxQueueSize is maxQueueSize.
-	ThreadPoolMaxQueueSize = key("maxQueueSize", -1, intCodec, atLeast(-1),
-		func(p *pool) **Property[int] { return &p.MaxQueueSize })
-	// ThreadPoolQueueSizeRejectionThreshold is queueSizeRejectionThreshold.
-	ThreadPoolQueueSizeRejectionThreshold = key("queueSizeRejectionThreshold", 5, intCodec, atLeast(0),
-		func(p *pool) **Property[int] { return &p.QueueSizeRejectionThreshold })
-	// ThreadPoolKeepAlive is keepAliveTimeMinutes.
-	ThreadPoolKeepAlive = key("keepAliveTimeMinutes", time.Minute, minutesCodec, nonNegative,
-		func(p *pool) **Property[time.Duration] { return &p.KeepAlive })
-	// ThreadPoolRollingStatsWindow is metrics.rollingStats.timeInMilliseconds.
-	ThreadPoolRollingStatsWindow = key("metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive,
-		func(p *pool) **Property[time.Duration] { return &p.RollingStatsWindow })
-	// ThreadPoolRollingStatsBuckets is metrics.rollingStats.numBuckets.
-	ThreadPoolRollingStatsBuckets = key("metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1),
-		func(p *pool) **Property[int] { return &p.RollingStatsBuckets })
+	// ThreadPoolCoreSize is coreSize = 10 (>= 0).
+	ThreadPoolCoreSize = key(threadPoolScope, "coreSize", 10, intCodec, atLeast(0))
+	// ThreadPoolMaximumSize is maximumSize = 10 (>= 0); used only when
+	// AllowMaximumSizeToDivergeFromCoreSize is true (see EffectiveMaximumSize).
+	ThreadPoolMaximumSize = key(threadPoolScope, "maximumSize", 10, intCodec, atLeast(0))
+	// ThreadPoolAllowMaximumSizeToDivergeFromCoreSize is allowMaximumSizeToDivergeFromCoreSize
+	// = false.
+	ThreadPoolAllowMaximumSizeToDivergeFromCoreSize = key(threadPoolScope, "allowMaximumSizeToDivergeFromCoreSize", false, boolCodec, nil)
+	// ThreadPoolMaxQueueSize is maxQueueSize = -1 (>= -1; <= 0 means no queue: hand-off only).
+	ThreadPoolMaxQueueSize = key(threadPoolScope, "maxQueueSize", -1, intCodec, atLeast(-1))
+	// ThreadPoolQueueSizeRejectionThreshold is queueSizeRejectionThreshold = 5 (>= 0); only
+	// matters when MaxQueueSize > 0.
+	ThreadPoolQueueSizeRejectionThreshold = key(threadPoolScope, "queueSizeRejectionThreshold", 5, intCodec, atLeast(0))
+	// ThreadPoolKeepAlive is keepAliveTimeMinutes = 1 (>= 0).
+	ThreadPoolKeepAlive = key(threadPoolScope, "keepAliveTimeMinutes", time.Minute, minutesCodec, nonNegative)
+	// ThreadPoolRollingStatsWindow is metrics.rollingStats.timeInMilliseconds = 10000 (> 0, a
+	// multiple of RollingStatsBuckets).
+	ThreadPoolRollingStatsWindow = key(threadPoolScope, "metrics.rollingStats.timeInMilliseconds", 10*time.Second, millisCodec, positive)
+	// ThreadPoolRollingStatsBuckets is metrics.rollingStats.numBuckets = 10 (>= 1).
+	ThreadPoolRollingStatsBuckets = key(threadPoolScope, "metrics.rollingStats.numBuckets", 10, intCodec, atLeast(1))
 )
 
 // threadPoolScope is the table of every thread-pool property, shared by every pool key.
-var threadPoolScope = func() *scope[pool] {
-	sc := newScope("threadpool", "thread-pool", func(p *pool) *keyState { return &p.k },
-		ThreadPoolCoreSize.d,
-		ThreadPoolMaximumSize.d,
-		ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.d,
-		ThreadPoolMaxQueueSize.d,
-		ThreadPoolQueueSizeRejectionThreshold.d,
-		ThreadPoolKeepAlive.d,
-		ThreadPoolRollingStatsWindow.d,
-		ThreadPoolRollingStatsBuckets.d,
-	)
+// threadPoolScope is the table of every thread-pool property, shared by every thread-pool key; the
+// properties join it as they are declared.
+var threadPoolScope = newScope("threadpool", "thread-pool", func(o *pool) *keyState { return &o.k })
+
+func init() {
+	sc := threadPoolScope
 	sc.checks = []check[pool]{
 		divisible(sc, "metrics.rollingStats.timeInMilliseconds", "metrics.rollingStats.numBuckets"),
 		poolHasWorkers(sc),
 	}
-	return sc
-}()
+}
 
 // effectiveMaximumSize is max(core, maximum) when allow, else core (as Hystrix).
 func effectiveMaximumSize(core, maximum int, allow bool) int {
@@ -111,7 +79,7 @@ func poolHasWorkers(sc *scope[pool]) check[pool] {
 // rejects settings that make it 0, and a reader racing a change of several of these
 // properties (each Property is updated on its own) never sees 0 either.
 func (p *ThreadPoolProperties) EffectiveMaximumSize() int {
-	return max(1, effectiveMaximumSize(p.CoreSize.Get(), p.MaximumSize.Get(), p.AllowMaximumSizeToDivergeFromCoreSize.Get()))
+	return max(1, effectiveMaximumSize(ThreadPoolCoreSize.In(p).Get(), ThreadPoolMaximumSize.In(p).Get(), ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.In(p).Get()))
 }
 
 // Key returns the thread-pool key.

@@ -58,7 +58,7 @@ func TestCachedKeyStillValidates(t *testing.T) {
 	other, err := store.Command("Again", Set(ExecutionTimeout.Of(3*time.Second)))
 	require.NoError(t, err, "a valid later value is not applied, and no error")
 	assert.Same(t, first, other)
-	assert.Equal(t, 300*time.Millisecond, other.ExecutionTimeout.Get())
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(other).Get())
 
 	_, err = store.Command("Again", Overrides{"execution.timeout.enable": "false"})
 	assert.ErrorIs(t, err, ErrUnknownProperty)

@@ -36,14 +36,14 @@ func watchedCommand(t *testing.T, path string) (*FileSource, *CommandProperties,
 }
 
 func timeoutIs(c *CommandProperties, d time.Duration) func() bool {
-	return func() bool { return c.ExecutionTimeout.Get() == d }
+	return func() bool { return ExecutionTimeout.In(c).Get() == d }
 }
 
 func TestFileSourceAppliesEditsWithoutReload(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hystrix.properties")
 	writeFile(t, path, "hystrix.command.W.execution.isolation.thread.timeoutInMilliseconds=300\n")
 	_, c, log := watchedCommand(t, path)
-	require.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	require.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get())
 
 	start := time.Now()
 	writeFile(t, path, "hystrix.command.W.execution.isolation.thread.timeoutInMilliseconds=400ms\n")
@@ -83,7 +83,7 @@ func TestFileSourceFollowsConfigMapSwap(t *testing.T) {
 	path := filepath.Join(dir, "hystrix.properties")
 	require.NoError(t, os.Symlink(filepath.Join("..data", "hystrix.properties"), path))
 	_, c, log := watchedCommand(t, path)
-	require.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	require.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get())
 
 	for i, d := range []time.Duration{400 * time.Millisecond, 500 * time.Millisecond, 600 * time.Millisecond} {
 		publish("hystrix.command.W.execution.isolation.thread.timeoutInMilliseconds=" + d.String() + "\n")
@@ -101,15 +101,15 @@ func TestFileSourceBadEditKeepsPreviousValues(t *testing.T) {
 	writeFile(t, path, "hystrix.command.W.execution.isolation.thread.timeoutInMilliseconds=300\noops\n")
 	require.Eventually(t, func() bool { return strings.Contains(buf.String(), "properties file not reloaded") }, applyWithin, time.Millisecond)
 	assert.Contains(t, buf.String(), path+`:2: missing '=' in \"oops\"`)
-	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get(), "an unparsable file changes nothing")
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get(), "an unparsable file changes nothing")
 
 	writeFile(t, path, "hystrix.command.W.execution.isolation.thread.timeoutInMilliseconds=-5\n"+
 		"hystrix.command.W.fallback.enabled=false\n"+
 		"hystrix.command.W.execution.timeout.enable=false\n")
 	require.Eventually(t, func() bool { return log.count() == 2 }, applyWithin, time.Millisecond)
-	assert.False(t, c.FallbackEnabled.Get(), "the good entry applies")
-	assert.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get(), "the bad entry keeps the previous value")
-	assert.True(t, c.ExecutionTimeoutEnabled.Get())
+	assert.False(t, FallbackEnabled.In(c).Get(), "the good entry applies")
+	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get(), "the bad entry keeps the previous value")
+	assert.True(t, ExecutionTimeoutEnabled.In(c).Get())
 	errs := log.take()
 	require.Len(t, errs, 2)
 	assert.ErrorIs(t, errs[0], ErrInvalidValue)
@@ -128,7 +128,7 @@ func TestFileSourceBadEditKeepsPreviousValues(t *testing.T) {
 
 	writeFile(t, path, "hystrix.command.W.execution.isolation.thread.timeoutInMilliseconds=700\n")
 	require.NoError(t, src.Reload())
-	assert.Equal(t, 700*time.Millisecond, c.ExecutionTimeout.Get())
+	assert.Equal(t, 700*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
 // TestFileSourceFollowsLinkToOtherDirectory: edits of a link's target in another
@@ -144,7 +144,7 @@ func TestFileSourceFollowsLinkToOtherDirectory(t *testing.T) {
 	path := filepath.Join(base, "conf", "h.properties")
 	require.NoError(t, os.Symlink(v1, path))
 	_, c, _ := watchedCommand(t, path)
-	require.Equal(t, 300*time.Millisecond, c.ExecutionTimeout.Get())
+	require.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(c).Get())
 
 	writeFile(t, v1, "hystrix.command.W.execution.isolation.thread.timeoutInMilliseconds=350\n")
 	require.Eventually(t, timeoutIs(c, 350*time.Millisecond), applyWithin, time.Millisecond, "target edited")
@@ -185,8 +185,8 @@ func TestFileSourceNeverAppliesAHalfWrittenFile(t *testing.T) {
 	src, c, log := watchedCommand(t, path)
 	unchanged := func(what string) {
 		t.Helper()
-		assert.Equal(t, 35, c.CircuitBreakerErrorThresholdPercentage.Get(), what)
-		assert.True(t, c.CircuitBreakerForceOpen.Get(), what)
+		assert.Equal(t, 35, CircuitBreakerErrorThresholdPercentage.In(c).Get(), what)
+		assert.True(t, CircuitBreakerForceOpen.In(c).Get(), what)
 	}
 	logged := func(msg string) func() bool { return func() bool { return strings.Contains(buf.String(), msg) } }
 
@@ -205,14 +205,14 @@ func TestFileSourceNeverAppliesAHalfWrittenFile(t *testing.T) {
 
 	_, err = f.WriteString("5\nhystrix.command.W.circuitBreaker.forceOpen=true\n")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return c.CircuitBreakerErrorThresholdPercentage.Get() == 45 }, applyWithin, time.Millisecond)
-	assert.True(t, c.CircuitBreakerForceOpen.Get())
+	require.Eventually(t, func() bool { return CircuitBreakerErrorThresholdPercentage.In(c).Get() == 45 }, applyWithin, time.Millisecond)
+	assert.True(t, CircuitBreakerForceOpen.In(c).Get())
 	assert.Empty(t, log.take())
 
 	writeFile(t, path, "# no overrides\n")
-	require.Eventually(t, func() bool { return !c.CircuitBreakerForceOpen.Get() }, applyWithin, time.Millisecond,
+	require.Eventually(t, func() bool { return !CircuitBreakerForceOpen.In(c).Get() }, applyWithin, time.Millisecond,
 		"a file left with a comment clears every property")
-	assert.Equal(t, 50, c.CircuitBreakerErrorThresholdPercentage.Get())
+	assert.Equal(t, 50, CircuitBreakerErrorThresholdPercentage.In(c).Get())
 }
 
 func TestNewFileSourceRefusesAHalfWrittenFile(t *testing.T) {

@@ -110,47 +110,47 @@ func (r Registries) Config() Config {
 func (r Registries) commandConfig(p *config.CommandProperties) CommandConfig {
 	c := CommandConfig{
 		Execution: ExecutionConfig{
-			IsolationStrategy:        p.IsolationStrategy.Get().String(),
-			RequestCacheEnabled:      p.RequestCacheEnabled.Get(),
-			RequestLogEnabled:        p.RequestLogEnabled.Get(),
-			TimeoutEnabled:           p.ExecutionTimeoutEnabled.Get(),
-			FallbackEnabled:          p.FallbackEnabled.Get(),
-			TimeoutInMilliseconds:    p.ExecutionTimeout.Get().Milliseconds(),
-			SemaphoreSize:            p.ExecutionMaxConcurrentRequests.Get(),
-			FallbackSemaphoreSize:    p.FallbackMaxConcurrentRequests.Get(),
-			ThreadInterruptOnTimeout: p.InterruptOnTimeout.Get(),
+			IsolationStrategy:        config.ExecutionIsolationStrategy.In(p).Get().String(),
+			RequestCacheEnabled:      config.RequestCacheEnabled.In(p).Get(),
+			RequestLogEnabled:        config.RequestLogEnabled.In(p).Get(),
+			TimeoutEnabled:           config.ExecutionTimeoutEnabled.In(p).Get(),
+			FallbackEnabled:          config.FallbackEnabled.In(p).Get(),
+			TimeoutInMilliseconds:    config.ExecutionTimeout.In(p).Get().Milliseconds(),
+			SemaphoreSize:            config.ExecutionMaxConcurrentRequests.In(p).Get(),
+			FallbackSemaphoreSize:    config.FallbackMaxConcurrentRequests.In(p).Get(),
+			ThreadInterruptOnTimeout: config.InterruptOnTimeout.In(p).Get(),
 		},
 		Metrics: CommandMetricsConfig{
-			HealthBucketSizeInMs: p.HealthSnapshotInterval.Get().Milliseconds(),
-			MetricsConfig: metricsConfig(p.RollingPercentileWindow.Get(), p.RollingPercentileBuckets.Get(),
-				p.RollingPercentileEnabled.Get(), p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()),
+			HealthBucketSizeInMs: config.HealthSnapshotInterval.In(p).Get().Milliseconds(),
+			MetricsConfig: metricsConfig(config.RollingPercentileWindow.In(p).Get(), config.RollingPercentileBuckets.In(p).Get(),
+				config.RollingPercentileEnabled.In(p).Get(), config.RollingStatsWindow.In(p).Get(), config.RollingStatsBuckets.In(p).Get()),
 		},
 		CircuitBreaker: CircuitBreakerConfig{
-			Enabled:                  p.CircuitBreakerEnabled.Get(),
-			IsForcedOpen:             p.CircuitBreakerForceOpen.Get(),
-			IsForcedClosed:           p.CircuitBreakerForceClosed.Get(),
-			RequestVolumeThreshold:   p.CircuitBreakerRequestVolumeThreshold.Get(),
-			ErrorPercentageThreshold: p.CircuitBreakerErrorThresholdPercentage.Get(),
-			SleepInMilliseconds:      p.CircuitBreakerSleepWindow.Get().Milliseconds(),
+			Enabled:                  config.CircuitBreakerEnabled.In(p).Get(),
+			IsForcedOpen:             config.CircuitBreakerForceOpen.In(p).Get(),
+			IsForcedClosed:           config.CircuitBreakerForceClosed.In(p).Get(),
+			RequestVolumeThreshold:   config.CircuitBreakerRequestVolumeThreshold.In(p).Get(),
+			ErrorPercentageThreshold: config.CircuitBreakerErrorThresholdPercentage.In(p).Get(),
+			SleepInMilliseconds:      config.CircuitBreakerSleepWindow.In(p).Get().Milliseconds(),
 		},
 		Properties: settings(p.Settings()),
 	}
 	c.GroupKey, c.ThreadPoolKey = r.keys(p.Key(), p)
-	if o := p.ThreadPoolKeyOverride.Get(); o != "" {
+	if o := config.ThreadPoolKeyOverride.In(p).Get(); o != "" {
 		c.Execution.ThreadPoolKeyOverride = &o
 	}
 	return c
 }
 
 func threadPoolConfig(p *config.ThreadPoolProperties) ThreadPoolConfig {
-	window, buckets := p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()
+	window, buckets := config.ThreadPoolRollingStatsWindow.In(p).Get(), config.ThreadPoolRollingStatsBuckets.In(p).Get()
 	return ThreadPoolConfig{
-		CoreSize:                              p.CoreSize.Get(),
-		MaximumSize:                           p.MaximumSize.Get(),
-		MaxQueueSize:                          p.MaxQueueSize.Get(),
-		QueueRejectionThreshold:               p.QueueSizeRejectionThreshold.Get(),
-		KeepAliveTimeInMinutes:                int64(p.KeepAlive.Get() / time.Minute),
-		AllowMaximumSizeToDivergeFromCoreSize: p.AllowMaximumSizeToDivergeFromCoreSize.Get(),
+		CoreSize:                              config.ThreadPoolCoreSize.In(p).Get(),
+		MaximumSize:                           config.ThreadPoolMaximumSize.In(p).Get(),
+		MaxQueueSize:                          config.ThreadPoolMaxQueueSize.In(p).Get(),
+		QueueRejectionThreshold:               config.ThreadPoolQueueSizeRejectionThreshold.In(p).Get(),
+		KeepAliveTimeInMinutes:                int64(config.ThreadPoolKeepAlive.In(p).Get() / time.Minute),
+		AllowMaximumSizeToDivergeFromCoreSize: config.ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.In(p).Get(),
 		CounterBucketSizeInMilliseconds:       (window / time.Duration(buckets)).Milliseconds(),
 		CounterBucketCount:                    buckets,
 		Properties:                            settings(p.Settings()),
@@ -160,10 +160,10 @@ func threadPoolConfig(p *config.ThreadPoolProperties) ThreadPoolConfig {
 func collapserConfig(p *config.CollapserProperties) CollapserConfig {
 	return CollapserConfig{
 		MaxRequestsInBatch:       maxRequestsInBatch(p),
-		TimerDelayInMilliseconds: p.TimerDelay.Get().Milliseconds(),
-		RequestCacheEnabled:      p.RequestCacheEnabled.Get(),
-		Metrics: metricsConfig(p.RollingPercentileWindow.Get(), p.RollingPercentileBuckets.Get(),
-			p.RollingPercentileEnabled.Get(), p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()),
+		TimerDelayInMilliseconds: config.CollapserTimerDelay.In(p).Get().Milliseconds(),
+		RequestCacheEnabled:      config.CollapserRequestCacheEnabled.In(p).Get(),
+		Metrics: metricsConfig(config.CollapserRollingPercentileWindow.In(p).Get(), config.CollapserRollingPercentileBuckets.In(p).Get(),
+			config.CollapserRollingPercentileEnabled.In(p).Get(), config.CollapserRollingStatsWindow.In(p).Get(), config.CollapserRollingStatsBuckets.In(p).Get()),
 		Properties: settings(p.Settings()),
 	}
 }
@@ -182,7 +182,7 @@ func metricsConfig(pctWindow time.Duration, pctBuckets int, pctEnabled bool, win
 
 // maxRequestsInBatch is the batch limit as Hystrix reports it: UnboundedBatch for none.
 func maxRequestsInBatch(p *config.CollapserProperties) int {
-	if n := p.MaxRequestsInBatch.Get(); n > 0 {
+	if n := config.CollapserMaxRequestsInBatch.In(p).Get(); n > 0 {
 		return n
 	}
 	return UnboundedBatch
@@ -217,25 +217,25 @@ func (r Registries) command(m *metrics.CommandMetrics, p *config.CommandProperti
 }
 
 func commandPropertyValues(p *config.CommandProperties) CommandPropertyValues {
-	timeout := p.ExecutionTimeout.Get().Milliseconds()
+	timeout := config.ExecutionTimeout.In(p).Get().Milliseconds()
 	v := CommandPropertyValues{
-		CircuitBreakerRequestVolumeThreshold:             p.CircuitBreakerRequestVolumeThreshold.Get(),
-		CircuitBreakerSleepWindowInMilliseconds:          p.CircuitBreakerSleepWindow.Get().Milliseconds(),
-		CircuitBreakerErrorThresholdPercentage:           p.CircuitBreakerErrorThresholdPercentage.Get(),
-		CircuitBreakerForceOpen:                          p.CircuitBreakerForceOpen.Get(),
-		CircuitBreakerForceClosed:                        p.CircuitBreakerForceClosed.Get(),
-		CircuitBreakerEnabled:                            p.CircuitBreakerEnabled.Get(),
-		ExecutionIsolationStrategy:                       p.IsolationStrategy.Get().String(),
+		CircuitBreakerRequestVolumeThreshold:             config.CircuitBreakerRequestVolumeThreshold.In(p).Get(),
+		CircuitBreakerSleepWindowInMilliseconds:          config.CircuitBreakerSleepWindow.In(p).Get().Milliseconds(),
+		CircuitBreakerErrorThresholdPercentage:           config.CircuitBreakerErrorThresholdPercentage.In(p).Get(),
+		CircuitBreakerForceOpen:                          config.CircuitBreakerForceOpen.In(p).Get(),
+		CircuitBreakerForceClosed:                        config.CircuitBreakerForceClosed.In(p).Get(),
+		CircuitBreakerEnabled:                            config.CircuitBreakerEnabled.In(p).Get(),
+		ExecutionIsolationStrategy:                       config.ExecutionIsolationStrategy.In(p).Get().String(),
 		ExecutionIsolationThreadTimeoutInMilliseconds:    timeout,
 		ExecutionTimeoutInMilliseconds:                   timeout,
-		ExecutionIsolationThreadInterruptOnTimeout:       p.InterruptOnTimeout.Get(),
-		ExecutionIsolationSemaphoreMaxConcurrentRequests: p.ExecutionMaxConcurrentRequests.Get(),
-		FallbackIsolationSemaphoreMaxConcurrentRequests:  p.FallbackMaxConcurrentRequests.Get(),
-		MetricsRollingStatisticalWindowInMilliseconds:    p.RollingStatsWindow.Get().Milliseconds(),
-		RequestCacheEnabled:                              p.RequestCacheEnabled.Get(),
-		RequestLogEnabled:                                p.RequestLogEnabled.Get(),
+		ExecutionIsolationThreadInterruptOnTimeout:       config.InterruptOnTimeout.In(p).Get(),
+		ExecutionIsolationSemaphoreMaxConcurrentRequests: config.ExecutionMaxConcurrentRequests.In(p).Get(),
+		FallbackIsolationSemaphoreMaxConcurrentRequests:  config.FallbackMaxConcurrentRequests.In(p).Get(),
+		MetricsRollingStatisticalWindowInMilliseconds:    config.RollingStatsWindow.In(p).Get().Milliseconds(),
+		RequestCacheEnabled:                              config.RequestCacheEnabled.In(p).Get(),
+		RequestLogEnabled:                                config.RequestLogEnabled.In(p).Get(),
 	}
-	if o := p.ThreadPoolKeyOverride.Get(); o != "" {
+	if o := config.ThreadPoolKeyOverride.In(p).Get(); o != "" {
 		v.ExecutionIsolationThreadPoolKeyOverride = &o
 	}
 	return v
@@ -258,8 +258,8 @@ func threadPool(m *metrics.ThreadPoolMetrics, p *config.ThreadPoolProperties, g 
 		ReportingHosts:                1,
 	}
 	if p != nil {
-		t.PropertyValueQueueSizeRejectionThreshold = p.QueueSizeRejectionThreshold.Get()
-		t.PropertyValueMetricsRollingStatisticalWindow = p.RollingStatsWindow.Get().Milliseconds()
+		t.PropertyValueQueueSizeRejectionThreshold = config.ThreadPoolQueueSizeRejectionThreshold.In(p).Get()
+		t.PropertyValueMetricsRollingStatisticalWindow = config.ThreadPoolRollingStatsWindow.In(p).Get().Milliseconds()
 	}
 	return t
 }
@@ -277,9 +277,9 @@ func collapser(m *metrics.CollapserMetrics, p *config.CollapserProperties) Colla
 		c.BatchSize[i] = int64(math.Round(m.BatchSizePercentile(l)))
 	}
 	if p != nil {
-		c.PropertyValueRequestCacheEnabled = p.RequestCacheEnabled.Get()
+		c.PropertyValueRequestCacheEnabled = config.CollapserRequestCacheEnabled.In(p).Get()
 		c.PropertyValueMaxRequestsInBatch = maxRequestsInBatch(p)
-		c.PropertyValueTimerDelayInMilliseconds = p.TimerDelay.Get().Milliseconds()
+		c.PropertyValueTimerDelayInMilliseconds = config.CollapserTimerDelay.In(p).Get().Milliseconds()
 	}
 	return c
 }
@@ -311,7 +311,7 @@ func (r Registries) keys(command string, p *config.CommandProperties) (group, po
 		group = command
 	}
 	if pool == "" && p != nil {
-		pool = p.ThreadPoolKeyOverride.Get()
+		pool = config.ThreadPoolKeyOverride.In(p).Get()
 	}
 	if pool == "" {
 		pool = group

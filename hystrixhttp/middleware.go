@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/internal/intercept"
 )
 
@@ -182,7 +183,7 @@ func retryAfter(s command.Setter) string {
 	if err != nil {
 		return "1"
 	}
-	return strconv.Itoa(int(math.Ceil(props.CircuitBreakerSleepWindow.Get().Seconds())))
+	return strconv.Itoa(int(math.Ceil(config.CircuitBreakerSleepWindow.In(props).Get().Seconds())))
 }
 
 // panicOf returns the panic of the handler (err's cause) or of the Fallback (its

@@ -354,14 +354,14 @@ func (k *Kit) bucketEnd(now time.Time) time.Time {
 	}
 	store := k.rt.Config()
 	for _, p := range store.Commands() {
-		after(p.RollingStatsWindow.Get() / time.Duration(p.RollingStatsBuckets.Get()))
-		after(p.HealthSnapshotInterval.Get())
+		after(config.RollingStatsWindow.In(p).Get() / time.Duration(config.RollingStatsBuckets.In(p).Get()))
+		after(config.HealthSnapshotInterval.In(p).Get())
 	}
 	for _, p := range store.ThreadPools() {
-		after(p.RollingStatsWindow.Get() / time.Duration(p.RollingStatsBuckets.Get()))
+		after(config.ThreadPoolRollingStatsWindow.In(p).Get() / time.Duration(config.ThreadPoolRollingStatsBuckets.In(p).Get()))
 	}
 	for _, p := range store.Collapsers() {
-		after(p.RollingStatsWindow.Get() / time.Duration(p.RollingStatsBuckets.Get()))
+		after(config.CollapserRollingStatsWindow.In(p).Get() / time.Duration(config.CollapserRollingStatsBuckets.In(p).Get()))
 	}
 	return time.Unix(0, end)
 }

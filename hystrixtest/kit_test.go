@@ -274,6 +274,6 @@ func TestKitConfigurationIsItsOwn(t *testing.T) {
 	require.NoError(t, config.ExecutionTimeout.SetIn(k.Source(), "KitKey", 50*time.Millisecond))
 	p, err := k.Runtime().Config().Command("KitKey", nil)
 	require.NoError(t, err)
-	assert.Equal(t, 50*time.Millisecond, p.ExecutionTimeout.Get(), "the kit's Source applies")
-	assert.Equal(t, 10, p.ExecutionMaxConcurrentRequests.Get(), "the environment does not")
+	assert.Equal(t, 50*time.Millisecond, config.ExecutionTimeout.In(p).Get(), "the kit's Source applies")
+	assert.Equal(t, 10, config.ExecutionMaxConcurrentRequests.In(p).Get(), "the environment does not")
 }

@@ -165,7 +165,7 @@ func TestSemaphoreFollowsItsConfigProperty(t *testing.T) {
 	t.Cleanup(store.Close)
 	cp, err := store.Command("cmd", config.Overrides{"execution.isolation.semaphore.maxConcurrentRequests": "1"})
 	require.NoError(t, err)
-	s := isolation.NewSemaphore(cp.ExecutionMaxConcurrentRequests)
+	s := isolation.NewSemaphore(config.ExecutionMaxConcurrentRequests.In(cp))
 
 	require.True(t, s.TryAcquire())
 	require.False(t, s.TryAcquire())

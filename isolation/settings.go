@@ -24,12 +24,12 @@ type poolSettings struct {
 // live.
 func settingsFrom(p *config.ThreadPoolProperties) poolSettings {
 	return poolSettings{
-		coreSize:                              p.CoreSize,
-		maximumSize:                           p.MaximumSize,
-		queueSizeRejectionThreshold:           p.QueueSizeRejectionThreshold,
-		allowMaximumSizeToDivergeFromCoreSize: p.AllowMaximumSizeToDivergeFromCoreSize,
-		keepAlive:                             p.KeepAlive,
-		maxQueueSize:                          p.MaxQueueSize.Get(),
+		coreSize:                              config.ThreadPoolCoreSize.In(p),
+		maximumSize:                           config.ThreadPoolMaximumSize.In(p),
+		queueSizeRejectionThreshold:           config.ThreadPoolQueueSizeRejectionThreshold.In(p),
+		allowMaximumSizeToDivergeFromCoreSize: config.ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.In(p),
+		keepAlive:                             config.ThreadPoolKeepAlive.In(p),
+		maxQueueSize:                          config.ThreadPoolMaxQueueSize.In(p).Get(),
 	}
 }
 

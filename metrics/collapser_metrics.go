@@ -13,9 +13,9 @@ type CollapserMetrics struct {
 func (r *Registry) newCollapser(key string, p *config.CollapserProperties) *CollapserMetrics {
 	w := defaultWindows
 	if p != nil {
-		w.stats = windowOf(p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get())
-		w.pct = windowOf(p.RollingPercentileWindow.Get(), p.RollingPercentileBuckets.Get())
-		w.pctEnabled = p.RollingPercentileEnabled
+		w.stats = windowOf(config.CollapserRollingStatsWindow.In(p).Get(), config.CollapserRollingStatsBuckets.In(p).Get())
+		w.pct = windowOf(config.CollapserRollingPercentileWindow.In(p).Get(), config.CollapserRollingPercentileBuckets.In(p).Get())
+		w.pctEnabled = config.CollapserRollingPercentileEnabled.In(p)
 	}
 	m := &CollapserMetrics{s: newSeries(r, key, NumCollapserEventTypes, w.stats), percentileEnabled: w.pctEnabled}
 	m.s.pct = newPctWindow(w.pct.width, w.pct.size, 1)

@@ -61,9 +61,9 @@ func (r *Registry) newCommand(key string, p *config.CommandProperties) *CommandM
 	w := defaultWindows
 	if p != nil {
 		w = windows{
-			stats:  windowOf(p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get()),
-			pct:    windowOf(p.RollingPercentileWindow.Get(), p.RollingPercentileBuckets.Get()),
-			health: p.HealthSnapshotInterval.Get(), pctEnabled: p.RollingPercentileEnabled,
+			stats:  windowOf(config.RollingStatsWindow.In(p).Get(), config.RollingStatsBuckets.In(p).Get()),
+			pct:    windowOf(config.RollingPercentileWindow.In(p).Get(), config.RollingPercentileBuckets.In(p).Get()),
+			health: config.HealthSnapshotInterval.In(p).Get(), pctEnabled: config.RollingPercentileEnabled.In(p),
 		}
 	}
 	m := &CommandMetrics{percentileEnabled: w.pctEnabled}

@@ -39,7 +39,7 @@ type ThreadPoolMetrics struct {
 func (r *Registry) newThreadPool(key string, p *config.ThreadPoolProperties) *ThreadPoolMetrics {
 	stats := defaultWindows.stats
 	if p != nil {
-		stats = windowOf(p.RollingStatsWindow.Get(), p.RollingStatsBuckets.Get())
+		stats = windowOf(config.ThreadPoolRollingStatsWindow.In(p).Get(), config.ThreadPoolRollingStatsBuckets.In(p).Get())
 	}
 	m := &ThreadPoolMetrics{s: newSeries(r, key, NumThreadPoolEventTypes, stats)}
 	m.s.owner = m

@@ -225,14 +225,14 @@ func TestEtcdChangeReachesARunningCommandWithinOneSecond(t *testing.T) {
 	require.NoError(t, err)
 	start := time.Now()
 	e.etcdctl("put", prefix+"hystrix.command.Slow."+timeoutName, "2s")
-	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == 2*time.Second }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return config.ExecutionTimeout.In(props).Get() == 2*time.Second }, time.Second, time.Millisecond)
 	t.Logf("etcdctl put applied %v after the put started", time.Since(start))
 	v, err := slow()
 	require.NoError(t, err)
 	assert.Equal(t, "done", v)
 
 	e.etcdctl("del", prefix+"hystrix.command.Slow."+timeoutName)
-	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == time.Second }, time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return config.ExecutionTimeout.In(props).Get() == time.Second }, time.Second, time.Millisecond,
 		"deleted: back to the built-in default")
 }
 
@@ -248,7 +248,7 @@ func TestEtcdRestartLosesNothing(t *testing.T) {
 	defer store.Close()
 	props, err := store.Command("R", nil)
 	require.NoError(t, err)
-	require.Equal(t, 300*time.Millisecond, props.ExecutionTimeout.Get())
+	require.Equal(t, 300*time.Millisecond, config.ExecutionTimeout.In(props).Get())
 
 	var stop atomic.Bool
 	var wrong atomic.Int64
@@ -256,8 +256,8 @@ func TestEtcdRestartLosesNothing(t *testing.T) {
 	for range 4 {
 		reads.Go(func() {
 			for !stop.Load() {
-				d := props.ExecutionTimeout.Get()
-				if (d != 300*time.Millisecond && d != 700*time.Millisecond) || props.FallbackEnabled.Get() {
+				d := config.ExecutionTimeout.In(props).Get()
+				if (d != 300*time.Millisecond && d != 700*time.Millisecond) || config.FallbackEnabled.In(props).Get() {
 					wrong.Add(1)
 				}
 			}
@@ -266,7 +266,7 @@ func TestEtcdRestartLosesNothing(t *testing.T) {
 
 	e.stop()
 	time.Sleep(500 * time.Millisecond) // etcd stays down while the readers go on
-	assert.Equal(t, 300*time.Millisecond, props.ExecutionTimeout.Get(), "the last values stay")
+	assert.Equal(t, 300*time.Millisecond, config.ExecutionTimeout.In(props).Get(), "the last values stay")
 
 	other := e.startOnFreePort(false) // where the source does not look
 	c := e.newClient(other)
@@ -283,14 +283,14 @@ func TestEtcdRestartLosesNothing(t *testing.T) {
 
 	e.restart(e.client)
 	require.Eventually(t, func() bool {
-		return props.ExecutionTimeout.Get() == 700*time.Millisecond && props.CircuitBreakerForceOpen.Get()
+		return config.ExecutionTimeout.In(props).Get() == 700*time.Millisecond && config.CircuitBreakerForceOpen.In(props).Get()
 	}, 10*time.Second, time.Millisecond, "the changes made meanwhile apply")
 	stop.Store(true)
 	reads.Wait()
 	assert.Zero(t, wrong.Load(), "no read saw a lost value")
 
 	e.etcdctl("put", prefix+"hystrix.command.R."+timeoutName, "300")
-	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == 300*time.Millisecond }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return config.ExecutionTimeout.In(props).Get() == 300*time.Millisecond }, 10*time.Second, time.Millisecond,
 		"the source watches again")
 }
 
@@ -309,8 +309,8 @@ func TestEtcdRefusedValuesKeepThePreviousOnes(t *testing.T) {
 	e.etcdctl("put", prefix+"hystrix.comand.Bad.fallback.enabled", "false")
 	e.etcdctl("put", prefix+"timeout", "300")
 	e.etcdctl("put", prefix+"hystrix.command.Bad.fallback.enabled", "false")
-	require.Eventually(t, func() bool { return !props.FallbackEnabled.Get() }, 10*time.Second, time.Millisecond)
-	assert.Equal(t, time.Second, props.ExecutionTimeout.Get())
+	require.Eventually(t, func() bool { return !config.FallbackEnabled.In(props).Get() }, 10*time.Second, time.Millisecond)
+	assert.Equal(t, time.Second, config.ExecutionTimeout.In(props).Get())
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(refused) == 4 }, 10*time.Second, time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
@@ -340,13 +340,13 @@ func TestEtcdRestoredFromBackup(t *testing.T) {
 	defer store.Close()
 	props, err := store.Command("B", nil)
 	require.NoError(t, err)
-	require.Equal(t, 319*time.Millisecond, props.ExecutionTimeout.Get())
+	require.Equal(t, 319*time.Millisecond, config.ExecutionTimeout.In(props).Get())
 
 	e.stop()
 	e.dataDir = filepath.Join(t.TempDir(), "restored")
 	e.restart(e.client)
 	e.etcdctl("put", prefix+"hystrix.command.B."+timeoutName, "800")
-	require.Eventually(t, func() bool { return props.ExecutionTimeout.Get() == 800*time.Millisecond }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return config.ExecutionTimeout.In(props).Get() == 800*time.Millisecond }, 10*time.Second, time.Millisecond)
 }
 
 // TestEtcdBurstKeepsUp: 200 puts in a burst, each for another of the 1,000 keys the Store
@@ -381,7 +381,7 @@ func TestEtcdBurstKeepsUp(t *testing.T) {
 	last := time.Now()
 	applied := func() bool {
 		for i := range puts {
-			if props[i].ExecutionTimeout.Get() != time.Duration(i+1)*time.Millisecond {
+			if config.ExecutionTimeout.In(props[i]).Get() != time.Duration(i+1)*time.Millisecond {
 				return false
 			}
 		}

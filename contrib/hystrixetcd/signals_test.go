@@ -40,16 +40,16 @@ func TestSignalsForceAKeyOnlyWithAQuorumOfOthers(t *testing.T) {
 
 	s.reported(map[string]string{"Dep/v1/a": "OPEN", "Other/a": "OPEN", "Other/b": "OPEN", "Dep/v1/c": "OPEN"})
 	assert.Equal(t, 1, s.Open("Dep/v1"), "its own entry is not counted; the key may hold a '/'")
-	assert.False(t, props.CircuitBreakerForceOpen.Get(), "one other instance is no quorum")
+	assert.False(t, config.CircuitBreakerForceOpen.In(props).Get(), "one other instance is no quorum")
 	assert.True(t, s.Forced("Other"))
 
 	s.reported(map[string]string{"Dep/v1/a": "OPEN", "Dep/v1/b": "HALF_OPEN"})
-	assert.True(t, props.CircuitBreakerForceOpen.Get(), "two others open it")
+	assert.True(t, config.CircuitBreakerForceOpen.In(props).Get(), "two others open it")
 	assert.False(t, s.Forced("Other"), "gone from etcd: the force is lifted")
 	assert.Equal(t, []string{"hystrix.command.Dep/v1.circuitBreaker.forceOpen"}, s.Names())
 
 	s.reported(map[string]string{"Dep/v1/b": "OPEN"})
-	assert.False(t, props.CircuitBreakerForceOpen.Get(), "the quorum is gone")
+	assert.False(t, config.CircuitBreakerForceOpen.In(props).Get(), "the quorum is gone")
 }
 
 func TestSignalsNeverForceAnInstanceWhoseOwnBreakerIsOpen(t *testing.T) {
