@@ -24,15 +24,34 @@ type breaker struct {
 	st     atomic.Pointer[status]
 	mu     sync.Mutex
 	key    string
-	p      *config.CommandProperties // read on every call: dynamic
+	p      props // read on every call: dynamic
 	clk    clock.Clock
 	base   time.Time
 	health health
 	emit   func(Transition)
 }
 
+// props are the key's circuitBreaker.* properties.
+type props struct {
+	enabled, forceOpen, forceClosed, evaluateOnFailure *config.Property[bool]
+	sleepWindow                                       *config.Property[time.Duration]
+	volume, threshold                                 *config.Property[int]
+}
+
+func propsOf(p *config.CommandProperties) props {
+	return props{
+		enabled:           config.CircuitBreakerEnabled.In(p),
+		forceOpen:         config.CircuitBreakerForceOpen.In(p),
+		forceClosed:       config.CircuitBreakerForceClosed.In(p),
+		evaluateOnFailure: config.CircuitBreakerEvaluateOnFailure.In(p),
+		sleepWindow:       config.CircuitBreakerSleepWindow.In(p),
+		volume:            config.CircuitBreakerRequestVolumeThreshold.In(p),
+		threshold:         config.CircuitBreakerErrorThresholdPercentage.In(p),
+	}
+}
+
 func newBreaker(key string, p *config.CommandProperties, clk clock.Clock, h health, emit func(Transition)) *breaker {
-	b := &breaker{key: key, p: p, clk: clk, base: clk.Now(), health: h, emit: emit}
+	b := &breaker{key: key, p: propsOf(p), clk: clk, base: clk.Now(), health: h, emit: emit}
 	b.st.Store(&status{state: Closed, gen: 1})
 	return b
 }
@@ -67,13 +86,13 @@ func (b *breaker) Attempt() (Ticket, bool) {
 
 // overridden applies enabled, forceOpen and forceClosed, read on every call.
 func (b *breaker) overridden() (pass, decided bool) {
-	if !config.CircuitBreakerEnabled.In(b.p).Get() {
+	if !b.p.enabled.Get() {
 		return true, true
 	}
-	if config.CircuitBreakerForceOpen.In(b.p).Get() {
+	if b.p.forceOpen.Get() {
 		return false, true
 	}
-	if config.CircuitBreakerForceClosed.In(b.p).Get() {
+	if b.p.forceClosed.Get() {
 		return true, true
 	}
 	return false, false
@@ -85,9 +104,9 @@ func (b *breaker) overridden() (pass, decided bool) {
 func (b *breaker) trialDue(s *status, now time.Duration) bool {
 	switch s.state {
 	case Open:
-		return s.released || now-s.stamp >= config.CircuitBreakerSleepWindow.In(b.p).Get()
+		return s.released || now-s.stamp >= b.p.sleepWindow.Get()
 	case HalfOpen:
-		return now-s.stamp >= config.CircuitBreakerSleepWindow.In(b.p).Get()
+		return now-s.stamp >= b.p.sleepWindow.Get()
 	}
 	return false
 }
@@ -102,7 +121,7 @@ func (b *breaker) startTrial(seen *status, now time.Duration) (Ticket, bool) {
 	}
 	if seen.state == HalfOpen {
 		b.set(&status{state: Open, released: true, stamp: seen.stamp},
-			fmt.Sprintf("trial abandoned: no verdict within the sleep window (%s)", config.CircuitBreakerSleepWindow.In(b.p).Get()))
+			fmt.Sprintf("trial abandoned: no verdict within the sleep window (%s)", b.p.sleepWindow.Get()))
 	}
 	reason := "sleep window elapsed: trial request"
 	if seen.released || seen.state == HalfOpen {
@@ -124,12 +143,12 @@ func (b *breaker) set(next *status, reason string) Ticket {
 // Report implements CircuitBreaker. A success in CLOSED returns after one atomic load.
 func (b *breaker) Report(t Ticket, o Outcome) {
 	s := b.st.Load()
-	if s.gen != t || (s.state == Closed && o != Failure) || !config.CircuitBreakerEnabled.In(b.p).Get() {
+	if s.gen != t || (s.state == Closed && o != Failure) || !b.p.enabled.Get() {
 		return
 	}
 	switch s.state {
 	case Closed:
-		if config.CircuitBreakerEvaluateOnFailure.In(b.p).Get() {
+		if b.p.evaluateOnFailure.Get() {
 			// the failure reported is not in the key's metrics yet: count it here
 			h := b.health.LiveHealthCounts()
 			b.trip(metrics.NewHealthCounts(h.TotalRequests+1, h.ErrorCount+1), t, "counted at a failure")
@@ -163,13 +182,13 @@ func (b *breaker) endTrial(t Ticket, next *status, reason string) {
 
 // IsOpen implements CircuitBreaker.
 func (b *breaker) IsOpen() bool {
-	if !config.CircuitBreakerEnabled.In(b.p).Get() {
+	if !b.p.enabled.Get() {
 		return false
 	}
-	if config.CircuitBreakerForceOpen.In(b.p).Get() {
+	if b.p.forceOpen.Get() {
 		return true
 	}
-	if config.CircuitBreakerForceClosed.In(b.p).Get() {
+	if b.p.forceClosed.Get() {
 		return false
 	}
 	return b.st.Load().state != Closed
@@ -194,7 +213,7 @@ func (b *breaker) Reset() {
 // onHealth receives every HealthCounts snapshot of the command key and opens a CLOSED
 // breaker when both the request volume and the error percentage reach their thresholds.
 func (b *breaker) onHealth(h metrics.HealthCounts) {
-	if config.CircuitBreakerEnabled.In(b.p).Get() {
+	if b.p.enabled.Get() {
 		b.trip(h, 0, "")
 	}
 }
@@ -202,7 +221,7 @@ func (b *breaker) onHealth(h metrics.HealthCounts) {
 // trip opens a CLOSED breaker (of generation gen; 0: any) if h reaches both thresholds.
 // A window without errors never trips it, whatever the thresholds.
 func (b *breaker) trip(h metrics.HealthCounts, gen Ticket, how string) {
-	volume, threshold := config.CircuitBreakerRequestVolumeThreshold.In(b.p).Get(), config.CircuitBreakerErrorThresholdPercentage.In(b.p).Get()
+	volume, threshold := b.p.volume.Get(), b.p.threshold.Get()
 	if h.ErrorCount == 0 || h.TotalRequests < int64(volume) || h.ErrorPercentage < threshold {
 		return
 	}
