@@ -74,6 +74,10 @@ func each[T any](s []T, f func(T)) {
 	}
 }
 
+//go:generate go run ../internal/forward -iface ExecutionHook -skip OnStart,OnThreadStart,OnExecutionStart -recv "c composite" -body "each(c, func(h ExecutionHook) { h.%m(%a) })" -out compose_hooks.go
+
+// composite is Compose's hook: OnStart, OnThreadStart and OnExecutionStart are written
+// here, the others call every hook (compose_hooks.go, generated).
 type composite []ExecutionHook
 
 // IgnoresEmits reports whether the emit methods can be left out on every hook of c.
@@ -134,57 +138,18 @@ func (c composite) OnExecutionStart(ctx context.Context, info Info) error {
 	return nil
 }
 
-func (c composite) OnExecutionEmit(ctx context.Context, info Info, v any) {
-	each(c, func(h ExecutionHook) { h.OnExecutionEmit(ctx, info, v) })
-}
 
-func (c composite) OnEmit(ctx context.Context, info Info, v any) {
-	each(c, func(h ExecutionHook) { h.OnEmit(ctx, info, v) })
-}
 
-func (c composite) OnExecutionSuccess(ctx context.Context, info Info) {
-	each(c, func(h ExecutionHook) { h.OnExecutionSuccess(ctx, info) })
-}
 
-func (c composite) OnExecutionError(ctx context.Context, info Info, err error) {
-	each(c, func(h ExecutionHook) { h.OnExecutionError(ctx, info, err) })
-}
 
-func (c composite) OnThreadComplete(ctx context.Context, info Info) {
-	each(c, func(h ExecutionHook) { h.OnThreadComplete(ctx, info) })
-}
 
-func (c composite) OnFallbackStart(ctx context.Context, info Info) {
-	each(c, func(h ExecutionHook) { h.OnFallbackStart(ctx, info) })
-}
 
-func (c composite) OnFallbackEmit(ctx context.Context, info Info, v any) {
-	each(c, func(h ExecutionHook) { h.OnFallbackEmit(ctx, info, v) })
-}
 
-func (c composite) OnFallbackSuccess(ctx context.Context, info Info) {
-	each(c, func(h ExecutionHook) { h.OnFallbackSuccess(ctx, info) })
-}
 
-func (c composite) OnFallbackError(ctx context.Context, info Info, err error) {
-	each(c, func(h ExecutionHook) { h.OnFallbackError(ctx, info, err) })
-}
 
-func (c composite) OnSuccess(ctx context.Context, info Info) {
-	each(c, func(h ExecutionHook) { h.OnSuccess(ctx, info) })
-}
 
-func (c composite) OnError(ctx context.Context, info Info, err error) {
-	each(c, func(h ExecutionHook) { h.OnError(ctx, info, err) })
-}
 
-func (c composite) OnCacheHit(ctx context.Context, info Info) {
-	each(c, func(h ExecutionHook) { h.OnCacheHit(ctx, info) })
-}
 
-func (c composite) OnUnsubscribe(ctx context.Context, info Info) {
-	each(c, func(h ExecutionHook) { h.OnUnsubscribe(ctx, info) })
-}
 
 type compositeNotifier []EventNotifier
 

@@ -12,6 +12,8 @@ type Source interface {
 	Rx() rxgo.Observable
 }
 
+//go:generate go run ../internal/forward -pkg github.com/reactivex/rxgo/v2 -iface Observable -skip Observe -recv "v view[S]" -body "v.s.Rx().%m(%a)" -out view_operators.go
+
 // View returns s as an rxgo.Observable: a subscription is s's own, every operator is
 // rxgo's applied to s.Rx(). A pointer S makes the view cost no allocation.
 func View[S Source](s S) rxgo.Observable { return view[S]{s} }
