@@ -126,12 +126,20 @@ func (col *Collapser[A, R, B]) execShard(ctx context.Context, reqs []*Request[A,
 	if cmd == nil {
 		return fmt.Errorf("collapser %s: Command returned nil: %w", col.c.key, ErrBadBatch)
 	}
-	collapsed.Mark(cmd, len(reqs))
+	markCollapsed(cmd, len(reqs))
 	res, err := cmd.Execute(ctx)
 	if err != nil {
 		return err
 	}
 	return col.bd.MapResponse(res, reqs)
+}
+
+// markCollapsed marks cmd, a command or a type that embeds one, as the command of a batch
+// of n requests (COLLAPSED x n).
+func markCollapsed(cmd any, n int) {
+	if c, ok := cmd.(interface{ MarkCollapsed(collapsed.Batch) }); ok {
+		c.MarkCollapsed(collapsed.Of(n))
+	}
 }
 
 // Arguments returns the arguments of requests, in order: the usual first step of a

@@ -97,19 +97,7 @@ type cmdFunc[B any] struct {
 }
 
 func (c cmdFunc[B]) Execute(ctx context.Context) (B, error) { return c.run(ctx) }
-func (c cmdFunc[B]) markCollapsed(n int)                    { *c.collapsed = n }
-
-// init lets collapsed.Mark mark a cmdFunc too, as package command marks its commands.
-func init() {
-	markCommand := collapsed.Mark
-	collapsed.Mark = func(cmd any, n int) {
-		if c, ok := cmd.(interface{ markCollapsed(n int) }); ok {
-			c.markCollapsed(n)
-			return
-		}
-		markCommand(cmd, n)
-	}
-}
+func (c cmdFunc[B]) MarkCollapsed(b collapsed.Batch)        { *c.collapsed = b.Size() }
 
 // recorder is a batch backend: it records the arguments of every batch and answers
 // each argument i with "v<i>" (or what respond says).

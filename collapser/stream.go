@@ -6,7 +6,6 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
-	"github.com/rxhystrix/rxhystrix/internal/collapsed"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -179,7 +178,7 @@ func (sc *StreamCollapser[A, R, I, K]) execShard(ctx context.Context, reqs []*Re
 	if cmd == nil {
 		return fmt.Errorf("collapser %s: Command returned nil: %w", sc.c.key, ErrBadBatch)
 	}
-	collapsed.Mark(cmd, len(unique))
+	markCollapsed(cmd, len(unique))
 	sub, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for it := range cmd.ToObservable().Observe(rxgo.WithContext(sub)) {

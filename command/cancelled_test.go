@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/internal/collapsed"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -22,7 +23,7 @@ func TestCancelledCommandWithoutCacheSlotCountsOneCancel(t *testing.T) {
 		want  []metrics.EventType
 	}{
 		"batch command": {
-			mark: func(c *Command[string]) { c.markCollapsed(3) },
+			mark: func(c *Command[string]) { c.MarkCollapsed(collapsed.Of(3)) },
 			want: ev(metrics.Cancelled, metrics.Collapsed, metrics.Collapsed, metrics.Collapsed),
 		},
 		"cache off": {

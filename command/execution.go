@@ -22,7 +22,7 @@ import (
 // them.
 type execution struct {
 	// Set before the chain runs, on the caller's goroutine (New, WithCacheKey,
-	// markCollapsed, begin); read-only afterwards, except parent, which onStart may
+	// MarkCollapsed, begin); read-only afterwards, except parent, which onStart may
 	// replace before any attempt starts.
 	ks       *keyState
 	body     body  // the Command or Stream: the user code at both ends of the chain
@@ -303,18 +303,10 @@ func (x *execution) count(e metrics.EventType) int {
 // now reads the clock as an offset from the runtime's base time.
 func (x *execution) now() time.Duration { return x.ks.rt.clk.Since(x.ks.rt.base) }
 
-// markCollapsed records that this command serves a collapser batch of n requests
-// (COLLAPSED x n). The collapser calls it, through collapsed.Mark, before executing the
-// batch command.
-func (x *execution) markCollapsed(n int) {
-	x.rareFields().collapsed = n
+// MarkCollapsed records that the command serves a collapser batch (COLLAPSED x its size).
+// It is for package collapser, which calls it before executing the batch command: no
+// other package can make a collapsed.Batch.
+func (x *execution) MarkCollapsed(b collapsed.Batch) {
+	x.rareFields().collapsed = b.Size()
 	x.addEvent(metrics.Collapsed)
-}
-
-func init() {
-	collapsed.Mark = func(cmd any, n int) {
-		if c, ok := cmd.(interface{ markCollapsed(n int) }); ok {
-			c.markCollapsed(n)
-		}
-	}
 }
