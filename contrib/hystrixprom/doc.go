@@ -2,7 +2,7 @@
 // command key, thread pool and collapser read at scrape time, in two ways: a Handler
 // that serves /metrics itself, and a prometheus.Collector for a prometheus.Registry.
 // Both publish the same families, names, help, types, labels and values, from the one
-// catalogue in internal/telemetry. The package lives in a module of its own, so a
+// catalogue (listed under Metrics below). The package lives in a module of its own, so a
 // program that does not import it links no client_golang.
 //
 //	reg := prometheus.NewRegistry() // the program's other metrics, if any
