@@ -34,8 +34,8 @@ type breaker struct {
 // props are the key's circuitBreaker.* properties.
 type props struct {
 	enabled, forceOpen, forceClosed, evaluateOnFailure *config.Property[bool]
-	sleepWindow                                       *config.Property[time.Duration]
-	volume, threshold                                 *config.Property[int]
+	sleepWindow                                        *config.Property[time.Duration]
+	volume, threshold                                  *config.Property[int]
 }
 
 func propsOf(p *config.CommandProperties) props {

@@ -138,19 +138,6 @@ func (c composite) OnExecutionStart(ctx context.Context, info Info) error {
 	return nil
 }
 
-
-
-
-
-
-
-
-
-
-
-
-
-
 type compositeNotifier []EventNotifier
 
 // IgnoresExecutions reports whether MarkCommandExecution can be left out on every
