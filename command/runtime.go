@@ -3,7 +3,6 @@ package command
 import (
 	"log/slog"
 	"maps"
-	"reflect"
 	"sync"
 	"time"
 
@@ -236,31 +235,21 @@ func (ks *keyState) compare(s *Setter) {
 		return
 	}
 	if s.GroupKey != ks.info.GroupKey || s.ThreadPoolKey != ks.poolKey ||
-		!sameOverrides(ks.poolProps, s.ThreadPoolProperties) {
+		!maps.Equal(ks.poolProps, s.ThreadPoolProperties) {
 		ks.logDiffers(s)
 		return
 	}
-	addr := mapAddr(s.Properties)
-	if addr == ks.sameProps.Load() { // the map that compared equal last time: a Setter kept in a variable
-		return
+	if last := ks.sameProps.Load(); last != nil && maps.Equal(*last, s.Properties) {
+		return // the values that compared equal last time: a Setter kept in a variable
 	}
 	var implied []config.Entry[config.CommandProperties]
 	if ks.stream {
 		implied = streamDefaults
 	}
 	if ks.props.SameInCode(s.Properties, implied...) || !ks.logDiffers(s) {
-		ks.sameProps.Store(addr) // the same values (perhaps written differently)
+		same := maps.Clone(s.Properties) // the same values (perhaps written differently)
+		ks.sameProps.Store(&same)
 	}
-}
-
-// mapAddr is the address of m's data, 0 for an empty map: an identity that keeps nothing
-// alive (a map later allocated at the same address with other values would pass as the
-// same Setter, which costs at most a missed warning).
-func mapAddr(m config.Overrides) uintptr {
-	if len(m) == 0 {
-		return 0
-	}
-	return uintptr(reflect.ValueOf(m).UnsafePointer())
 }
 
 // logDiffers logs, once per key, how s differs from the key's first Setter; it reports
@@ -289,18 +278,7 @@ func (ks *keyState) logDiffers(s *Setter) bool {
 
 func sameSetter(a, b *Setter) bool {
 	return a.GroupKey == b.GroupKey && a.ThreadPoolKey == b.ThreadPoolKey &&
-		sameOverrides(a.Properties, b.Properties) && sameOverrides(a.ThreadPoolProperties, b.ThreadPoolProperties)
-}
-
-// sameOverrides compares two property maps, the same map at the cost of a pointer compare.
-func sameOverrides[M ~map[string]string](a, b M) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() {
-		return true
-	}
-	return maps.Equal(a, b)
+		maps.Equal(a.Properties, b.Properties) && maps.Equal(a.ThreadPoolProperties, b.ThreadPoolProperties)
 }
 
 // dropInvalid forgets the state of a key whose Setter was invalid, and the properties it
