@@ -123,8 +123,9 @@ type shape struct {
 }
 
 // layout is every stage in its place, outermost first: the one place where stages are
-// put in order (doc.go draws it). A new stage is one line here.
-var layout = []stage{
+// put in order (doc.go draws it). A new stage is one line here. A runtime assembles its
+// keys' chains from its copy (Runtime.layout), which only this package's tests change.
+var layout = [...]stage{
 	requestCache{},
 	terminal{},
 	onStart{},
@@ -141,10 +142,11 @@ var layout = []stage{
 	run{},
 }
 
-// stagesOf returns the stages of the layout a key of shape k uses, outermost first.
+// stagesOf returns the stages of the runtime's layout a key of shape k uses, outermost
+// first.
 func stagesOf(k shape) (stages [maxStages]stage) {
 	n := 0
-	for _, s := range layout {
+	for _, s := range k.rt.layout {
 		if o, ok := s.(optional); ok {
 			if s, ok = o.forKey(k); !ok {
 				continue
@@ -155,6 +157,9 @@ func stagesOf(k shape) (stages [maxStages]stage) {
 				panic(fmt.Sprintf("command: %T in the layout is neither a step nor a wrapper", s))
 			}
 		}
+		if n == maxStages {
+			panic(fmt.Sprintf("command: a key uses more than maxStages (%d) stages", maxStages))
+		}
 		stages[n] = s
 		n++
 	}
@@ -162,15 +167,26 @@ func stagesOf(k shape) (stages [maxStages]stage) {
 }
 
 // newChain links stages (outermost first, up to the first nil) into a chain and returns its
-// outermost link.
+// outermost link. It panics if more than maxSteps steps follow each other with no wrapper
+// between them: one link.run would enter more than its descent holds.
 func newChain(stages [maxStages]stage) *link {
 	var c *link
+	steps := 0
 	for _, s := range slices.Backward(stages[:slices.Index(stages[:], stage(nil))]) {
 		l := &link{next: c}
 		l.step, _ = s.(step)
 		l.wrap, _ = s.(wrapper)
 		_, l.waits = s.(waiting)
 		l.waits = l.waits || c != nil && c.waits
+		if steps = 0; l.step != nil {
+			steps = 1
+			for n := l.next; n != nil && n.step != nil; n = n.next {
+				steps++
+			}
+		}
+		if steps > maxSteps {
+			panic(fmt.Sprintf("command: %d steps follow each other in a chain, more than maxSteps (%d)", steps, maxSteps))
+		}
 		c = l
 	}
 	return c

@@ -62,8 +62,8 @@ func (b *bucket) take(now time.Duration) bool {
 }
 
 func TestANewStageIsOneFileAndOneLine(t *testing.T) {
-	withStage(t, breakerGate{}, tokenBucket{only: "Limited", b: &bucket{perSec: 10, burst: 5, tokens: 5}})
 	e := newEnv(t)
+	withStage(t, e.rt, breakerGate{}, tokenBucket{only: "Limited", b: &bucket{perSec: 10, burst: 5, tokens: 5}})
 	var refusedWith []error
 	call := func(key string) (string, error) {
 		// its refusals count against health like a full semaphore's: keep the breaker closed

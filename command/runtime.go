@@ -43,6 +43,8 @@ type Runtime struct {
 	limiters   map[limiterKey]ratelimit.Limiter
 
 	random func() uint64 // the fault injection stage's picks (draw); nil: math/rand/v2
+
+	layout []stage // the stages keys are assembled from (chain.go's layout)
 }
 
 // Option configures NewRuntime.
@@ -79,7 +81,7 @@ func WithMetricsOptions(opts ...metrics.Option) Option {
 // WithConfig). Close it when done: it stops the metrics roll and the thread pools it
 // created, and the store it made.
 func NewRuntime(opts ...Option) *Runtime {
-	r := &Runtime{}
+	r := &Runtime{layout: layout[:]}
 	for _, o := range opts {
 		o(r)
 	}

@@ -14,15 +14,13 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// withStage puts s into the layout just inside the stage of after's type, for the chains
-// of keys first used during the test (every test makes its own runtime, so its own keys).
-func withStage(t *testing.T, after stage, s stage) {
+// withStage puts s into rt's layout just inside the stage of after's type, for the chains
+// of keys first used after it.
+func withStage(t *testing.T, rt *Runtime, after stage, s stage) {
 	t.Helper()
-	i := slices.IndexFunc(layout, func(l stage) bool { return reflect.TypeOf(l) == reflect.TypeOf(after) })
+	i := slices.IndexFunc(rt.layout, func(l stage) bool { return reflect.TypeOf(l) == reflect.TypeOf(after) })
 	require.GreaterOrEqual(t, i, 0, "no %T in the layout", after)
-	saved := layout
-	layout = slices.Insert(slices.Clone(layout), i+1, s)
-	t.Cleanup(func() { layout = saved })
+	rt.layout = slices.Insert(slices.Clone(rt.layout), i+1, s)
 }
 
 // retrying is a test stage that runs the rest of the chain again, with a fresh attempt,
@@ -52,8 +50,8 @@ func TestEveryKindHasItsRow(t *testing.T) {
 func TestAStageCanRunTheRestOfTheChainAgain(t *testing.T) {
 	for _, iso := range []string{"SEMAPHORE", "THREAD"} {
 		t.Run(iso, func(t *testing.T) {
-			withStage(t, fallback{}, retrying{attempts: 3})
 			e := newEnv(t)
+			withStage(t, e.rt, fallback{}, retrying{attempts: 3})
 			s := e.setter("R", "execution.isolation.strategy", iso)
 			s.ThreadPoolKey = "RPool"
 			var ctxs []context.Context
@@ -107,8 +105,8 @@ func TestAStageCanRunTheRestOfTheChainAgain(t *testing.T) {
 // late result changes nothing, and each attempt keeps its result apart (the race detector
 // sees the two runs write at once).
 func TestALateAttemptChangesNothing(t *testing.T) {
-	withStage(t, fallback{}, retrying{attempts: 2})
 	e := newEnv(t)
+	withStage(t, e.rt, fallback{}, retrying{attempts: 2})
 	s := e.threadSetter("L", nil, "execution.isolation.thread.timeoutInMilliseconds", "100",
 		"execution.isolation.thread.interruptOnTimeout", "false")
 	started, secondRunning, release, lateDone := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
@@ -140,4 +138,25 @@ func TestALateAttemptChangesNothing(t *testing.T) {
 	assert.Equal(t, ev(metrics.Success, metrics.Timeout), cmd.ExecutionEvents())
 	e.waitPoolIdle("L")
 	e.assertIdle("L")
+}
+
+// The chain's fixed bounds hold for every key: a key uses a subset of the layout, so the
+// layout's stages and steps bound what any chain holds; a chain beyond them is refused
+// when it is made, not when a descent overflows.
+func TestTheLayoutFitsTheChainsBounds(t *testing.T) {
+	steps := 0
+	for _, s := range layout {
+		if _, ok := s.(step); ok {
+			steps++
+		}
+	}
+	assert.LessOrEqual(t, len(layout), maxStages, "stages in the layout")
+	assert.LessOrEqual(t, steps, maxSteps, "steps in the layout")
+
+	var many [maxStages]stage
+	for i := range maxSteps + 1 {
+		many[i] = onStart{}
+	}
+	many[maxSteps+1] = run{}
+	assert.PanicsWithValue(t, "command: 13 steps follow each other in a chain, more than maxSteps (12)", func() { newChain(many) })
 }
