@@ -124,6 +124,7 @@ var defaultRuntime = sync.OnceValue(func() *Runtime {
 		pools:    isolation.Default(),
 		hooks:    hooks.Default(),
 		logger:   slog.Default(),
+		layout:   layout[:],
 	}
 	r.metrics.OnCommandEvicted(r.forget)
 	r.metrics.OnThreadPoolEvicted(r.forgetPool)
