@@ -151,17 +151,16 @@ func (c *Command[T]) ToObservable() rxgo.Observable { return observable.View((*c
 // another method set, so that the observable costs no allocation.
 type cold[T any] Command[T]
 
-// Observe subscribes: the command executes on a goroutine of its own with the
-// subscription's context, and the subscriber gets a channel with room for the outcome, so
-// that the goroutine never waits for it. Options it cannot read (SubscriptionContext)
-// subscribe through Rx.
+// Observe subscribes. With no option the command executes on a goroutine of its own with
+// context.Background, and the subscriber gets a channel with room for the outcome, so
+// that the goroutine never waits for it. Options (rxgo.WithContext and the others) are
+// RxGo's to read, so with any the subscription goes through Rx.
 func (c *cold[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
-	ctx, ok := observable.SubscriptionContext(opts)
-	if !ok {
+	if len(opts) > 0 {
 		return c.Rx().Observe(slices.Clone(opts)...) // the clone escapes, so opts need not
 	}
 	ch := make(chan rxgo.Item, 1)
-	go c.produce(ctx, ch)
+	go c.produce(context.Background(), ch)
 	return ch
 }
 

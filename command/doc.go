@@ -89,10 +89,9 @@
 // returns a hot observable that replays the outcome (observable.Future.Observable: a view
 // of the command's future, so no allocation, and a pre-filled channel once the outcome is
 // known, no goroutine); ToObservable drives it when subscribed, with the subscriber's
-// context (read from the subscription's options: observable.SubscriptionContext), on a
-// goroutine of its own that leaves the outcome in the subscription's channel (an
-// operator's subscription, Map and the like, drives it on rxgo.Defer's producer
-// goroutine); Values drives it when ranged. A command is single use: the first door
+// context, on a goroutine of its own that leaves the outcome in the subscription's
+// channel (a subscription with options, rxgo.WithContext or an operator's, drives it on
+// rxgo.Defer's producer goroutine, which reads them); Values drives it when ranged. A command is single use: the first door
 // claims it, and every later one (a second subscription, as through RxGo operators that
 // subscribe twice such as DoOnNext with DoOnError) gets the BAD_REQUEST_EXCEPTION and
 // leaves the first alone; Observe called again returns the same observable.

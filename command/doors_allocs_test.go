@@ -47,12 +47,20 @@ func TestAsyncDoorAllocations(t *testing.T) {
 		{"Observe drained", subscriber + 4, drained(func(ctx context.Context) rxgo.Observable {
 			return New(s, run).Observe(ctx)
 		})},
-		// the Command; the subscription's channel (2, as above) and goroutine (its
-		// arguments); the boxed value (the observable is a view of the Command, the
-		// subscription's options are read into a pooled set)
-		{"ToObservable drained", subscriber + 5, drained(func(context.Context) rxgo.Observable {
+		// the Command, the boxed value and what RxGo forces on a subscription with an
+		// option (the observable is a view of the Command): rxgo.Defer 3 (its observable,
+		// iterable and producer slice) and its subscription 5 (the options parsed, the
+		// channel, the producer goroutine)
+		{"ToObservable drained", subscriber + 10, drained(func(context.Context) rxgo.Observable {
 			return New(s, run).ToObservable()
 		})},
+		// with no option: the Command; the subscription's channel (2, as above) and
+		// goroutine (its arguments); the boxed value
+		{"ToObservable drained without options", 5, func() {
+			for it := range New(s, run).ToObservable().Observe() {
+				require.NoError(t, it.E)
+			}
+		}},
 	} {
 		assert.Equal(t, tc.want, testing.AllocsPerRun(1000, tc.call), tc.name)
 	}

@@ -18,10 +18,6 @@
 //     applies rxgo's operators (Map, ...) to an rxgo observable of the same items
 //     (Source.Rx); Future.Observable and Command.ToObservable are views. A pointer source
 //     makes the view cost no allocation.
-//   - SubscriptionContext: the context a subscription's options carry, read as rxgo.Defer
-//     reads it, so that a Source can start a subscription's work without rxgo.Defer's
-//     producer goroutine (rxgo v2.5.0's option layout, checked field by field at start;
-//     with another layout it reports false and the Source subscribes through Rx).
 //   - Replay: the items of one run, replayed to every subscriber, early or late:
 //     Stream.Observe and the request cache of streaming commands.
 //
