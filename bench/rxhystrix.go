@@ -79,24 +79,20 @@ func (t *rxTarget) NewExecute(ctx context.Context, run Run) (int, error) {
 // errNoValue is returned when an observable completes without a value.
 var errNoValue = errors.New("bench: observable completed without a value")
 
-// Observe runs a new command with Observe and consumes it through RxGo, with a context
-// that is always cancelled at the end.
+// Observe runs a new command of the key's Kind with Observe and consumes it through RxGo,
+// with a context that is always cancelled at the end.
 func (t *rxTarget) Observe(ctx context.Context, run Run) (int, error) {
-	return drain(ctx, func(ctx context.Context) rxgo.Observable {
-		return command.New[int](t.setter, run).WithFallback(rxFallback).Observe(ctx)
-	})
+	return drain(ctx, func(ctx context.Context) rxgo.Observable { return t.kind.New(run).Observe(ctx) })
 }
 
 // ToObservable subscribes to a new command's cold observable and consumes it through RxGo.
 func (t *rxTarget) ToObservable(ctx context.Context, run Run) (int, error) {
-	return drain(ctx, func(context.Context) rxgo.Observable {
-		return command.New[int](t.setter, run).WithFallback(rxFallback).ToObservable()
-	})
+	return drain(ctx, func(context.Context) rxgo.Observable { return t.kind.New(run).ToObservable() })
 }
 
-// QueueGet queues a new command and waits for its future.
+// QueueGet queues a new command of the key's Kind and waits for its future.
 func (t *rxTarget) QueueGet(ctx context.Context, run Run) (int, error) {
-	f, err := command.New[int](t.setter, run).WithFallback(rxFallback).Queue(ctx)
+	f, err := t.kind.New(run).Queue(ctx)
 	if err != nil {
 		return 0, err
 	}
