@@ -79,6 +79,9 @@ type Store struct {
 	envKeys    map[uint64]keyed      // hash of EnvName(hystrix.<scope>.<KEY>.) -> a held key with it
 	envSeed    maphash.Seed
 	logger     atomic.Pointer[slog.Logger] // nil: slog.Default()
+	strict     atomic.Bool
+	parent     *Store   // the Store whose sources it follows (NewDefaultStore), nil if none
+	followers  []*Store // the Stores following its sources
 
 	errMu  sync.Mutex
 	onErr  map[uint64]func(error)
@@ -106,6 +109,8 @@ type source struct {
 	rules   nameRules
 	cancel  func()
 	unknown map[string]*PropertyError // names of it that name no property; under Store.mu
+
+	inherited bool // followed from the parent Store (NewDefaultStore)
 }
 
 // subscribe subscribes s to src, through NameSubscriber if src has it.
@@ -147,10 +152,13 @@ func NewStore(sources ...Source) *Store {
 
 // AddSource adds src below every source the Store has (NewStore's, then those added
 // before), subscribes to it and re-resolves every key. It is how a file or etcd source
-// joins Default: values it sets take effect at once, refused ones are reported as for
-// any change (slog, OnError; the source's own change calls return them). remove takes
-// src out again and re-resolves; it may be called more than once. On a closed Store
-// AddSource returns ErrClosed.
+// joins Default: values it sets take effect at once, in every Store that follows Default
+// too (NewDefaultStore). err is the *RefusedError of src's entries refused now (bad
+// values, names that name no property), nil if none: the other entries apply and src
+// stays added, unless the Store is strict (SetStrict): then src is not added. Later
+// refusals are reported as for any change (slog, OnError; the source's own change calls
+// return them). remove takes src out again and re-resolves; it may be called more than
+// once. On a closed Store AddSource returns ErrClosed.
 func (s *Store) AddSource(src Source) (remove func(), err error) {
 	added := s.subscribe(src)
 	s.mu.Lock()
@@ -160,18 +168,36 @@ func (s *Store) AddSource(src Source) (remove func(), err error) {
 		return func() {}, ErrClosed
 	}
 	s.sources = append(s.sources, added)
+	followers := slices.Clone(s.followers)
 	s.mu.Unlock()
-	_ = s.refresh()
+	removes := []func(){s.dropper(added)}
+	for _, f := range followers {
+		removes = append(removes, f.inherit(src))
+	}
 	var once sync.Once
-	return func() {
+	remove = func() {
 		once.Do(func() {
-			added.cancel()
-			s.mu.Lock()
-			s.sources = slices.DeleteFunc(s.sources, func(x *source) bool { return x == added })
-			s.mu.Unlock()
-			_ = s.refresh()
+			for _, r := range removes {
+				r()
+			}
 		})
-	}, nil
+	}
+	err = refusedFor(src, s.refresh())
+	if err != nil && s.strictNow() {
+		remove()
+	}
+	return remove, err
+}
+
+// dropper returns the func that takes added out of s and re-resolves.
+func (s *Store) dropper(added *source) func() {
+	return func() {
+		added.cancel()
+		s.mu.Lock()
+		s.sources = slices.DeleteFunc(s.sources, func(x *source) bool { return x == added })
+		s.mu.Unlock()
+		_ = s.refresh()
+	}
 }
 
 var (
@@ -286,11 +312,16 @@ func create[P any, PP interface {
 		s.mu.Unlock()
 		return nil, false, err
 	}
+	if err := s.strictRefusal(PP(p)); err != nil {
+		s.mu.Unlock()
+		return nil, false, err
+	}
 	(*cache)[key] = p
 	PP(p).state().idx = len(s.sets)
 	s.sets = append(s.sets, PP(p))
 	errs := s.pairEnvName(PP(p))
 	errs = append(errs, s.apply(PP(p))...)
+	errs = append(errs, s.nearMisses(PP(p).state())...)
 	s.mu.Unlock()
 	s.report(errs)
 	return p, true, nil
@@ -479,6 +510,7 @@ func (s *Store) Close() {
 	s.closed = true
 	sources := s.sources
 	s.mu.Unlock()
+	s.unfollow()
 	for _, src := range sources {
 		src.cancel()
 	}
@@ -513,7 +545,10 @@ func (s *Store) apply(k keyed) []*PropertyError {
 	if held {
 		s.count(st.errs, -1)
 	}
-	fresh := st.unreported(s.resolve(k))
+	fresh := slices.DeleteFunc(st.unreported(s.resolve(k)), func(e *PropertyError) bool {
+		_, other := s.refused[refusal{e.Name, e.Value}] // a bad default value: reported for the first key
+		return other
+	})
 	if held {
 		s.count(st.errs, 1)
 	}
@@ -732,10 +767,14 @@ func (s *Store) report(errs []*PropertyError) {
 	}
 	s.errMu.Unlock()
 	for _, e := range errs {
-		if errors.Is(e.Err, ErrUnknownProperty) {
+		switch {
+		case errors.Is(e.Err, ErrUnknownProperty):
 			s.log().Warn("config: no property has this name, it is ignored",
 				"property", e.Name, "value", e.Value, "hint", e.Hint)
-		} else {
+		case errors.Is(e.Err, ErrUnknownKey):
+			s.log().Warn("config: no key of this name is defined, its property waits for one",
+				"property", e.Name, "value", e.Value, "hint", e.Hint)
+		default:
 			s.log().Warn("config: invalid property value ignored, previous value stays in force",
 				"property", e.Name, "value", e.Value, "inCode", e.InCode, "error", e.Err)
 		}
