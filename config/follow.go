@@ -3,8 +3,8 @@ package config
 import "slices"
 
 // NewDefaultStore returns a fresh Store over the sources of Default, now and later:
-// DefaultSource, the environment and every source added to Default with AddSource, at
-// the place it has there (removed when it is removed there). Its keys and their
+// DefaultSource, the environment (as it is now) and every source added to Default with
+// AddSource, at the place it has there (removed when it is removed there). Its keys and their
 // properties are its own; a source added to it with AddSource ranks below Default's. A
 // change of a source reaches it as it reaches Default, on the goroutine that made the
 // change. It is strict when Default is (SetStrict). Close it when done: it then stops
@@ -15,7 +15,11 @@ func NewDefaultStore() *Store {
 	s.parent = d
 	d.mu.Lock()
 	for _, src := range d.sources {
-		x := s.subscribe(src.Source)
+		from := src.Source
+		if _, env := from.(*EnvSource); env {
+			from = NewEnvSource()
+		}
+		x := s.subscribe(from)
 		x.inherited = true
 		s.sources = append(s.sources, x)
 	}
