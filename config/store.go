@@ -153,12 +153,12 @@ func NewStore(sources ...Source) *Store {
 // AddSource adds src below every source the Store has (NewStore's, then those added
 // before), subscribes to it and re-resolves every key. It is how a file or etcd source
 // joins Default: values it sets take effect at once, in every Store that follows Default
-// too (NewDefaultStore). err is the *RefusedError of src's entries refused now (bad
-// values, names that name no property), nil if none: the other entries apply and src
-// stays added, unless the Store is strict (SetStrict): then src is not added. Later
-// refusals are reported as for any change (slog, OnError; the source's own change calls
-// return them). remove takes src out again and re-resolves; it may be called more than
-// once. On a closed Store AddSource returns ErrClosed.
+// too (NewDefaultStore). Entries it refuses (bad values, names that name no property)
+// are reported as for any change (slog, OnError, Check) and the others apply; a strict
+// Store (SetStrict) instead adds no source with a refused entry and returns them all as a
+// *RefusedError. remove takes src out again and re-resolves; it may be called more than
+// once. On a closed Store AddSource returns ErrClosed. When err is not nil, src was not
+// added.
 func (s *Store) AddSource(src Source) (remove func(), err error) {
 	added := s.subscribe(src)
 	s.mu.Lock()
@@ -182,11 +182,11 @@ func (s *Store) AddSource(src Source) (remove func(), err error) {
 			}
 		})
 	}
-	err = refusedFor(src, s.refresh())
-	if err != nil && s.strictNow() {
+	if err := refusedFor(src, s.refresh()); err != nil && s.strictNow() {
 		remove()
+		return func() {}, err
 	}
-	return remove, err
+	return remove, nil
 }
 
 // dropper returns the func that takes added out of s and re-resolves.

@@ -27,22 +27,26 @@ const misspelt = "hystrix.command.default.execution.timeout.enable=false\n" +
 	"hystrix.command.default.circuitBreaker.errorThresholdPercentage=150\n" +
 	"hystrix.command.default.fallback.enabled=false\n"
 
-func TestAddSourceReturnsEveryEntryItCannotApply(t *testing.T) {
+func TestAddSourceAppliesWhatItCanAndCheckListsTheRest(t *testing.T) {
 	store := NewStore()
 	defer store.Close()
+	log := &errLog{}
+	defer store.OnError(log.add)()
 	props, err := store.Command("GetUser", nil)
 	require.NoError(t, err)
 
 	remove, err := store.AddSource(propertiesFile(t, misspelt))
+	require.NoError(t, err, "not strict: added")
 	defer remove()
+	assert.False(t, FallbackEnabled.In(props).Get(), "the other entries apply")
+	assert.Len(t, log.take(), 3, "each refused entry reported once")
 	var refused *RefusedError
-	require.ErrorAs(t, err, &refused, "the trap: a file full of misspelt names loaded and AddSource returned nil")
+	require.ErrorAs(t, store.Check(), &refused)
 	require.Len(t, refused.Entries, 3)
 	assert.Equal(t, "hystrix.comand.GetUser.fallback.enabled", refused.Entries[0].Name)
 	assert.Equal(t, "did you mean hystrix.command.GetUser.fallback.enabled?", refused.Entries[0].Hint)
 	assert.ErrorIs(t, refused.Entries[1], ErrInvalidValue)
 	assert.Equal(t, "did you mean hystrix.command.default.execution.timeout.enabled?", refused.Entries[2].Hint)
-	assert.False(t, FallbackEnabled.In(props).Get(), "the other entries apply")
 }
 
 func TestStrictAddSourceAddsNothingItCannotApply(t *testing.T) {
@@ -53,6 +57,9 @@ func TestStrictAddSourceAddsNothingItCannotApply(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = store.AddSource(propertiesFile(t, misspelt))
+	var refused *RefusedError
+	require.ErrorAs(t, err, &refused, "the trap: a file full of misspelt names loaded and AddSource returned nil")
+	assert.Len(t, refused.Entries, 3, "every entry it cannot apply, at once")
 	assert.ErrorIs(t, err, ErrUnknownProperty)
 	assert.ErrorIs(t, err, ErrInvalidValue)
 	assert.True(t, FallbackEnabled.In(props).Get(), "not added: none of its entries applies")
