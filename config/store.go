@@ -47,7 +47,8 @@ type CollapserOverrides = Values[CollapserProperties]
 // every key). A bad value (unparsable, out of range, breaking a cross-property rule) is
 // ignored: the property keeps its previous value (for a key created just now: the value
 // set in code, else the built-in default), and the *PropertyError is logged with
-// slog.Warn and passed to every OnError callback, once per distinct bad value.
+// slog.Warn and passed to every OnError callback, once per distinct bad value (a bad
+// default value once, not once per key).
 //
 // A name of a source that is meant to be a property but names none is logged once per
 // name with the nearest property name: a misspelt property
@@ -57,7 +58,11 @@ type CollapserOverrides = Values[CollapserProperties]
 // or '_', and in a source whose every name is meant to be a property (PropertiesOnly:
 // the etcd source) every name; the HYSTRIX_COMMAND_… form names a property in the
 // environment only. The source's change call (MemorySource.Set, FileSource.Reload)
-// returns both kinds in a *RefusedError: every entry of the source refused now.
+// returns both kinds in a *RefusedError: every entry of the source refused now. A name
+// of a key the Store does not hold (hystrix.command.GetUsr.…) is logged once when a key
+// spelt close to it is created, with that key as a hint (ErrUnknownKey); Check lists
+// every entry the Store cannot apply, such names included. A strict Store (SetStrict)
+// refuses a source or a key instead of applying the rest.
 //
 // Keys are held until forgotten (ForgetCommand, ForgetThreadPool, ForgetCollapser).
 //
