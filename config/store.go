@@ -115,7 +115,8 @@ type source struct {
 	cancel  func()
 	unknown map[string]*PropertyError // names of it that name no property; under Store.mu
 
-	inherited bool // followed from the parent Store (NewDefaultStore)
+	inherited bool                            // followed from the parent Store (NewDefaultStore)
+	byKey     map[scopedKey]map[string]string // its property names by key: name -> short name; under Store.mu
 }
 
 // subscribe subscribes s to src, through NameSubscriber if src has it.
@@ -606,6 +607,7 @@ func (s *Store) refresh() error {
 	fresh = append(fresh, forgotten...)
 	for _, src := range s.sources {
 		clear(src.unknown)
+		clear(src.byKey)
 		fresh = append(fresh, s.checkNames(src, src.Names())...)
 	}
 	err := s.refusals(unheld)
@@ -718,11 +720,12 @@ func (s *Store) refreshForgotten(touched func(*keyState) bool) (fresh, unheld []
 }
 
 // checkNames checks names of src, those it has, for names that are meant to be a
-// property but name none, keeps src.unknown current, and returns those not logged
-// before. s.mu is held.
+// property but name none, keeps src.unknown and src.byKey current, and returns those not
+// logged before. s.mu is held.
 func (s *Store) checkNames(src *source, names []string) (fresh []*PropertyError) {
 	for _, name := range names {
 		v, ok := src.Get(name)
+		src.index(name, ok)
 		hint, unknown := "", false
 		if ok {
 			hint, unknown = unknownName(name, src.rules)

@@ -46,7 +46,7 @@ func (s *Store) Check() error {
 				entries = append(entries, e)
 			}
 		}
-		entries = append(entries, s.strays(src, nil)...)
+		entries = append(entries, s.strays(src)...)
 		if len(entries) > 0 {
 			slices.SortFunc(entries, func(a, b *PropertyError) int { return strings.Compare(a.Name, b.Name) })
 			errs = append(errs, &RefusedError{Source: labelOf(src.Source), Entries: entries})
@@ -65,44 +65,110 @@ func (s *Store) winner(name string) *source {
 	return nil
 }
 
-// strays returns the names of src for keys the Store does not hold (ErrUnknownKey); with
-// near, only those of near's scope whose key is spelt close to near's key. s.mu is held.
-func (s *Store) strays(src *source, near *keyState) []*PropertyError {
+// strays returns the names of src for keys the Store does not hold (ErrUnknownKey).
+// s.mu is held.
+func (s *Store) strays(src *source) []*PropertyError {
 	var out []*PropertyError
 	for _, name := range src.Names() {
-		n, key, short, ok := splitName(name)
-		if !ok || key == "default" || s.held(n.name, key) != nil {
-			continue
+		if n, key, short, ok := splitName(name); ok && key != "default" && s.held(n.name, key) == nil {
+			out = append(out, s.stray(src, n, key, short, name))
 		}
-		if near != nil {
-			if _, _, close := closest(key, []string{near.key}); n.name != near.scope || !close {
-				continue
-			}
-		}
-		v, _ := src.Get(name)
-		hint := "no " + n.label + " key " + key + " is defined (yet)"
-		if best, _, ok := closest(key, s.heldKeys(n.name)); ok {
-			hint += "; did you mean " + n.prefix + best + "." + short + "?"
-		}
-		out = append(out, &PropertyError{Name: name, Value: v, Err: ErrUnknownKey, Hint: hint})
 	}
 	return out
 }
 
+// stray returns the error of name, a property of key that the Store does not hold.
+func (s *Store) stray(src *source, n *names, key, short, name string) *PropertyError {
+	v, _ := src.Get(name)
+	hint := "no " + n.label + " key " + key + " is defined (yet)"
+	if best, _, ok := closest(key, s.heldKeys(n.name)); ok {
+		hint += "; did you mean " + n.prefix + best + "." + short + "?"
+	}
+	return &PropertyError{Name: name, Value: v, Err: ErrUnknownKey, Hint: hint}
+}
+
 // nearMisses returns the names of the sources for keys the Store does not hold that are
-// spelt close to k's key, not reported before: a key misspelt in a file shows up when the
-// key it misspells is defined. s.mu is held.
+// spelt close to k's key (nearKey), not reported before: a key misspelt in a file shows
+// up when the key it misspells is defined. It reads the sources' index of keys, so it
+// costs one nearKey per key the sources name. s.mu is held.
 func (s *Store) nearMisses(k *keyState) []*PropertyError {
 	var out []*PropertyError
+	n := namesOf(k.scope)
 	for _, src := range s.sources {
-		for _, e := range s.strays(src, k) {
-			if _, seen := s.warned[e.Name]; !seen {
-				s.warned[e.Name] = struct{}{}
-				out = append(out, e)
+		for sk, names := range src.byKey {
+			if sk.scope != k.scope || sk.key == "default" || !nearKey(sk.key, k.key) || s.held(sk.scope, sk.key) != nil {
+				continue
+			}
+			for name, short := range names {
+				if _, seen := s.warned[name]; !seen {
+					s.warned[name] = struct{}{}
+					out = append(out, s.stray(src, n, sk.key, short, name))
+				}
 			}
 		}
 	}
+	slices.SortFunc(out, func(a, b *PropertyError) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// index keeps src.byKey current for name, which src has or not. s.mu is held.
+func (src *source) index(name string, has bool) {
+	n, key, short, ok := splitName(name)
+	if !ok {
+		return
+	}
+	sk := scopedKey{n.name, key}
+	if !has {
+		delete(src.byKey[sk], name)
+		if len(src.byKey[sk]) == 0 {
+			delete(src.byKey, sk)
+		}
+		return
+	}
+	if src.byKey == nil {
+		src.byKey = map[scopedKey]map[string]string{}
+	}
+	if src.byKey[sk] == nil {
+		src.byKey[sk] = map[string]string{}
+	}
+	src.byKey[sk][name] = short
+}
+
+// nearKey reports whether key a may be b misspelt: at most one byte inserted, deleted or
+// replaced, ignoring ASCII letter case (keys are names a program writes, so a farther one
+// is another key). It costs one pass and no allocation: a key's creation runs it on
+// every name of the sources.
+func nearKey(a, b string) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(a)-len(b) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(b) && lower(a[i]) == lower(b[i]) {
+		i++
+	}
+	if i == len(b) {
+		return true
+	}
+	skip := 0 // a has one more byte: skip it; same length: skip the differing byte of both
+	if len(a) == len(b) {
+		skip = 1
+	}
+	for j := i + 1; j < len(a); j++ {
+		if lower(a[j]) != lower(b[j-1+skip]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // splitName splits hystrix.<scope>.<KEY>.<short> (a property of the scope), preferring

@@ -190,3 +190,17 @@ func TestNewDefaultStoreFollowsTheSourcesAddedToDefault(t *testing.T) {
 	defer removeLast()
 	assert.False(t, CircuitBreakerForceOpen.In(props).Get(), "a closed store follows no more")
 }
+
+func TestNearKey(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		near bool
+	}{
+		{"GetUser", "GetUser", true}, {"GetUser", "getuser", true}, {"GetUser", "GetUsr", true},
+		{"GetUsr", "GetUser", true}, {"GetUser", "GetUsex", true}, {"GetUser", "GetUserX", true},
+		{"GetUser", "XGetUser", true}, {"GetUser", "GteUser", false}, {"GetUser", "Get", false},
+		{"", "a", true}, {"ab", "ba", false}, {"GET api1:80", "GET api2:80", true},
+	} {
+		assert.Equal(t, c.near, nearKey(c.a, c.b), "%q %q", c.a, c.b)
+	}
+}
