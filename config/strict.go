@@ -17,7 +17,8 @@ var ErrUnknownKey = errors.New("config: no such key")
 // reporting it (the default). When strict, AddSource does not add a source any entry of
 // which is refused, and Command, ThreadPool and Collapser do not create a key whose
 // sources set a bad value for it (the key can be defined once the value is mended): both
-// return the refused entries as a *RefusedError. A change of a source already added
+// return the refused entries as a *RefusedError (a command of such a key fails as one
+// of an invalid Setter, command.BadRequestException). A change of a source already added
 // (MemorySource.Set, FileSource.Reload, an etcd watch) is applied as always: a running
 // service keeps its last good values. A Store made by NewDefaultStore is strict when
 // Default is.

@@ -90,7 +90,9 @@
 // its own with the events its request log entry shows: those of the execution it replays,
 // then RESPONSE_FROM_CACHE ("[TIMEOUT, FALLBACK_SUCCESS, RESPONSE_FROM_CACHE]"), so runs
 // of hits fold as the request log folds them; with requestLog.enabled=false the Recorder
-// cannot tell what a hit replays and shows "[RESPONSE_FROM_CACHE]". Runs folds
+// cannot tell what a hit replays and shows "[RESPONSE_FROM_CACHE]" (and hits of one key in
+// one request context that finish together, replaying different executions, may swap
+// their events). Runs folds
 // consecutive executions of a key with the same events, as the request log folds repeated
 // events: "[FAILURE, FALLBACK_SUCCESS] x188". Transitions are delivered on the breaker
 // registry's goroutine; ExpectTransitions waits for them.
