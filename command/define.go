@@ -2,9 +2,14 @@ package command
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/reactivex/rxgo/v2"
+
+	"github.com/rxhystrix/rxhystrix/config"
 )
 
 // Kind is a command key defined once, with its Setter checked: New makes its commands
@@ -19,9 +24,12 @@ type Kind[T any] struct {
 
 // Define resolves the key s names in its runtime and returns the Kind of its commands, or
 // the error of an invalid Setter (an unknown property, a value out of range, THREAD
-// isolation for a stream...), naming the property and the value. As with New, the first
-// Setter of a key decides; a key already defined differently keeps its first settings
-// (logged once).
+// isolation for a stream...), naming the property and the value. A key is defined once:
+// defining it again with the same settings (values compared parsed: "300" is "300ms")
+// returns another Kind of it, with other settings (properties, group, thread-pool key,
+// stream or not) an error listing them (errors.Is ErrRedefined), and the key keeps its
+// first settings. When the runtime's config.Store is strict (config.Store.SetStrict), a
+// key whose sources set a bad value for it is an invalid Setter too.
 func Define[T any](s Setter) (*Kind[T], error) {
 	ks, err := define(&s, false)
 	if err != nil {
@@ -55,14 +63,45 @@ func (k *StreamKind[T]) New(construct func(ctx context.Context) rxgo.Observable)
 	return newStream[T](k.ks, construct)
 }
 
-// define resolves s's key and reports an invalid Setter; an invalid key is not kept, so a
-// corrected Setter can define it later.
+// ErrRedefined matches (errors.Is) the error of Define and DefineStream for a key
+// defined before with other settings.
+var ErrRedefined = errors.New("command: the key is defined already with other settings")
+
+// define resolves s's key and reports an invalid Setter, or one that differs from the
+// key's first; an invalid key is not kept, so a corrected Setter can define it later.
 func define(s *Setter, stream bool) (*keyState, error) {
 	rt := s.normalize()
-	ks := rt.state(s, stream)
+	ks := rt.lookup(s.CommandKey)
+	if ks == nil || ks.err != nil {
+		ks = rt.state(s, stream)
+	}
 	if ks.err != nil {
 		rt.dropInvalid(ks)
 		return nil, &Error{Type: BadRequestException, CommandKey: s.CommandKey, Cause: ks.err}
 	}
+	if diffs := ks.redefinition(s, stream); len(diffs) > 0 {
+		return nil, &Error{Type: BadRequestException, CommandKey: s.CommandKey,
+			Cause: fmt.Errorf("%w: %v", ErrRedefined, diffs)}
+	}
 	return ks, nil
+}
+
+// redefinition lists how s, defining the key again, differs from the settings the key
+// has.
+func (ks *keyState) redefinition(s *Setter, stream bool) []config.Difference {
+	later := s.Properties
+	if o, err := streamOverrides(later); stream && err == nil {
+		later = o
+	}
+	diffs := append(ks.props.InCode().Diff(later), ks.poolProps.Diff(s.ThreadPoolProperties)...)
+	for _, d := range []config.Difference{
+		{Name: "GroupKey", First: ks.info.GroupKey, Second: s.GroupKey},
+		{Name: "ThreadPoolKey", First: ks.poolKey, Second: s.ThreadPoolKey},
+		{Name: "stream", First: strconv.FormatBool(ks.stream), Second: strconv.FormatBool(stream)},
+	} {
+		if d.First != d.Second {
+			diffs = append(diffs, d)
+		}
+	}
+	return diffs
 }

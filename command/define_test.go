@@ -116,3 +116,28 @@ func TestNilContextAndNilRunAreRefused(t *testing.T) {
 	}
 	assert.False(t, e.key("N").breaker.IsOpen())
 }
+
+func TestASecondDefineWithOtherSettingsIsAnError(t *testing.T) {
+	e := newEnv(t)
+	first := e.setter("R", "execution.isolation.thread.timeoutInMilliseconds", "1000")
+	k, err := Define[string](first)
+	require.NoError(t, err)
+
+	same := e.setter("R", "execution.isolation.thread.timeoutInMilliseconds", "1s")
+	again, err := Define[string](same)
+	require.NoError(t, err, "the same settings, written otherwise: idempotent")
+	assert.Same(t, k.ks, again.ks)
+
+	_, err = Define[string](e.setter("R", "execution.isolation.thread.timeoutInMilliseconds", "5s"))
+	re := runtimeErr(t, err, BadRequestException)
+	assert.ErrorIs(t, re, ErrRedefined, "the trap: nil, and a log line")
+	assert.ErrorContains(t, re, "execution.isolation.thread.timeoutInMilliseconds: 1000 -> 5000", "in one unit")
+
+	other := first
+	other.GroupKey = "Elsewhere"
+	_, err = Define[string](other)
+	assert.ErrorContains(t, err, "GroupKey: G -> Elsewhere")
+	_, err = DefineStream[string](first)
+	assert.ErrorIs(t, err, ErrRedefined, "a stream is another kind of key")
+	assert.Equal(t, time.Second, config.ExecutionTimeout.In(e.key("R").props).Get(), "the key keeps its first settings")
+}

@@ -54,10 +54,12 @@ type Option func(*Runtime)
 func WithClock(c clock.Clock) Option { return func(r *Runtime) { r.clk = c } }
 
 // WithConfig sets the configuration store. By default a runtime has a store of its own
-// (its keys' properties are its own) over the default sources, as config.Default: values
-// set on config.DefaultSource() and HYSTRIX_* environment variables reach every runtime
-// that was not given a store. Give one (config.NewStore(...)) to keep a runtime apart
-// from them, as a test that sets properties should.
+// (its keys' properties are its own) over the sources of config.Default, now and later
+// (config.NewDefaultStore): values set on config.DefaultSource(), HYSTRIX_* environment
+// variables and every source added with config.Default().AddSource (a file, etcd) reach
+// every runtime that was not given a store, at the same moment. Give one
+// (config.NewStore(...)) to keep a runtime apart from them, as a test that sets
+// properties should.
 func WithConfig(s *config.Store) Option { return func(r *Runtime) { r.config = s } }
 
 // WithHooks sets the hook registry (default: a fresh hooks.NewRegistry()).
@@ -94,7 +96,7 @@ func NewRuntime(opts ...Option) *Runtime {
 	r.base = r.clk.Now()
 	var closeConfig func()
 	if r.config == nil {
-		r.config = config.NewStore(config.DefaultSource(), config.NewEnvSource())
+		r.config = config.NewDefaultStore()
 		r.config.SetLogger(r.logger)
 		closeConfig = r.config.Close
 	}

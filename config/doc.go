@@ -3,7 +3,7 @@
 // cheap to read on the hot path.
 //
 // Main types: Store (resolves and caches properties per key; Default is process-wide,
-// NewStore makes a fresh one), CommandProperties / ThreadPoolProperties /
+// NewStore makes a fresh one, NewDefaultStore one over Default's sources, now and later), CommandProperties / ThreadPoolProperties /
 // CollapserProperties (one *Property per Hystrix property), Property[T] (Get is one
 // atomic load), Key[O, T] (the typed name of a property: ExecutionTimeout,
 // ThreadPoolCoreSize, ...), Values[O] (values set in code for a key of scope O, by short
@@ -61,6 +61,14 @@
 // every key and check every name. The refused entries travel back: onChange returns
 // every entry refused now, and the source's change call (MemorySource.Set,
 // FileSource.Reload) returns those of its own as a *RefusedError.
+//
+// Nothing is refused in silence, and a Store fails fast when asked: a refused entry is
+// logged once, passed to OnError and returned by the change call that brought it;
+// Store.Check lists every entry a Store cannot apply, properties of keys it does not hold
+// included (ErrUnknownKey, "did you mean" the nearest held key); a strict Store
+// (SetStrict) adds no source and creates no key with an entry it cannot apply, and
+// returns them all as one *RefusedError. By default a Store applies what it can, as
+// Hystrix does: a running service survives a bad edit.
 //
 // Everything but Get happens off the hot path: building names, looking up sources and
 // parsing run only when a key is created or a source changes. Each Property is updated

@@ -22,7 +22,8 @@ type PropertyError struct {
 	Value string
 	// InCode is true when the value came from Overrides (the value set in code).
 	InCode bool
-	// Err says why; it is ErrUnknownProperty for unknown names.
+	// Err says why; it is ErrUnknownProperty for unknown names, ErrUnknownKey for a
+	// property of a key the Store does not hold.
 	Err error
 	// Hint helps with an unknown name: the closest known name, or the scope that has it.
 	Hint string
@@ -33,6 +34,9 @@ func (e *PropertyError) Error() string {
 	where := ""
 	if e.InCode {
 		where = " (set in code)"
+	}
+	if errors.Is(e.Err, ErrUnknownKey) {
+		return fmt.Sprintf("config: %s (value %q): %s", e.Name, e.Value, e.Hint)
 	}
 	if errors.Is(e.Err, ErrUnknownProperty) {
 		msg := fmt.Sprintf("config: unknown property %s%s (value %q)", e.Name, where, e.Value)
@@ -47,7 +51,7 @@ func (e *PropertyError) Error() string {
 // Unwrap returns the reason.
 func (e *PropertyError) Unwrap() error { return e.Err }
 
-// Is reports whether target is ErrInvalidValue and e is not about an unknown name.
+// Is reports whether target is ErrInvalidValue and e is not about an unknown name or key.
 func (e *PropertyError) Is(target error) bool {
-	return target == ErrInvalidValue && !errors.Is(e.Err, ErrUnknownProperty)
+	return target == ErrInvalidValue && !errors.Is(e.Err, ErrUnknownProperty) && !errors.Is(e.Err, ErrUnknownKey)
 }

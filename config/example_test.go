@@ -85,7 +85,7 @@ func ExampleOverrides_Diff() {
 	second := config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "3000"}
 	fmt.Println(first.Diff(second))
 	// Output:
-	// [execution.isolation.thread.timeoutInMilliseconds: 300ms -> 3000]
+	// [execution.isolation.thread.timeoutInMilliseconds: 300 -> 3000]
 }
 
 // A .properties file joins the process-wide store; the file source watches the file, so

@@ -185,28 +185,7 @@ func (m *mapSource) change(edit func(values map[string]string) (changed []string
 	for _, f := range subs {
 		errs = append(errs, f(names))
 	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.refusedOf(errors.Join(errs...))
-}
-
-// refusedOf picks the entries of this source out of the subscribers' errors (several
-// Stores refuse the same entry once); m.mu is held.
-func (m *mapSource) refusedOf(err error) error {
-	var own []*PropertyError
-	seen := map[string]bool{}
-	for _, pe := range propertyErrors(err) {
-		if _, ok := m.values[pe.Name]; !ok || pe.InCode || seen[pe.Error()] {
-			continue
-		}
-		seen[pe.Error()] = true
-		own = append(own, pe)
-	}
-	if len(own) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(own, func(a, b *PropertyError) int { return strings.Compare(a.Name, b.Name) })
-	return &RefusedError{Source: m.label, Entries: own}
+	return refusedFor(m, errors.Join(errs...))
 }
 
 // MemorySource is an in-memory Source for values set at run time (admin endpoints,

@@ -47,7 +47,8 @@ type CollapserOverrides = Values[CollapserProperties]
 // every key). A bad value (unparsable, out of range, breaking a cross-property rule) is
 // ignored: the property keeps its previous value (for a key created just now: the value
 // set in code, else the built-in default), and the *PropertyError is logged with
-// slog.Warn and passed to every OnError callback, once per distinct bad value.
+// slog.Warn and passed to every OnError callback, once per distinct bad value (a bad
+// default value once, not once per key).
 //
 // A name of a source that is meant to be a property but names none is logged once per
 // name with the nearest property name: a misspelt property
@@ -57,7 +58,11 @@ type CollapserOverrides = Values[CollapserProperties]
 // or '_', and in a source whose every name is meant to be a property (PropertiesOnly:
 // the etcd source) every name; the HYSTRIX_COMMAND_… form names a property in the
 // environment only. The source's change call (MemorySource.Set, FileSource.Reload)
-// returns both kinds in a *RefusedError: every entry of the source refused now.
+// returns both kinds in a *RefusedError: every entry of the source refused now. A name
+// of a key the Store does not hold (hystrix.command.GetUsr.…) is logged once when a key
+// spelt close to it is created, with that key as a hint (ErrUnknownKey); Check lists
+// every entry the Store cannot apply, such names included. A strict Store (SetStrict)
+// refuses a source or a key instead of applying the rest.
 //
 // Keys are held until forgotten (ForgetCommand, ForgetThreadPool, ForgetCollapser).
 //
@@ -79,6 +84,9 @@ type Store struct {
 	envKeys    map[uint64]keyed      // hash of EnvName(hystrix.<scope>.<KEY>.) -> a held key with it
 	envSeed    maphash.Seed
 	logger     atomic.Pointer[slog.Logger] // nil: slog.Default()
+	strict     atomic.Bool
+	parent     *Store   // the Store whose sources it follows (NewDefaultStore), nil if none
+	followers  []*Store // the Stores following its sources
 
 	errMu  sync.Mutex
 	onErr  map[uint64]func(error)
@@ -106,6 +114,9 @@ type source struct {
 	rules   nameRules
 	cancel  func()
 	unknown map[string]*PropertyError // names of it that name no property; under Store.mu
+
+	inherited bool                            // followed from the parent Store (NewDefaultStore)
+	byKey     map[scopedKey]map[string]string // its property names by key: name -> short name; under Store.mu
 }
 
 // subscribe subscribes s to src, through NameSubscriber if src has it.
@@ -147,10 +158,13 @@ func NewStore(sources ...Source) *Store {
 
 // AddSource adds src below every source the Store has (NewStore's, then those added
 // before), subscribes to it and re-resolves every key. It is how a file or etcd source
-// joins Default: values it sets take effect at once, refused ones are reported as for
-// any change (slog, OnError; the source's own change calls return them). remove takes
-// src out again and re-resolves; it may be called more than once. On a closed Store
-// AddSource returns ErrClosed.
+// joins Default: values it sets take effect at once, in every Store that follows Default
+// too (NewDefaultStore). Entries it refuses (bad values, names that name no property)
+// are reported as for any change (slog, OnError, Check) and the others apply; a strict
+// Store (SetStrict) instead adds no source with a refused entry and returns them all as a
+// *RefusedError. remove takes src out again and re-resolves; it may be called more than
+// once. On a closed Store AddSource returns ErrClosed. When err is not nil, src was not
+// added.
 func (s *Store) AddSource(src Source) (remove func(), err error) {
 	added := s.subscribe(src)
 	s.mu.Lock()
@@ -160,18 +174,36 @@ func (s *Store) AddSource(src Source) (remove func(), err error) {
 		return func() {}, ErrClosed
 	}
 	s.sources = append(s.sources, added)
+	followers := slices.Clone(s.followers)
 	s.mu.Unlock()
-	_ = s.refresh()
+	removes := []func(){s.dropper(added)}
+	for _, f := range followers {
+		removes = append(removes, f.inherit(src))
+	}
 	var once sync.Once
-	return func() {
+	remove = func() {
 		once.Do(func() {
-			added.cancel()
-			s.mu.Lock()
-			s.sources = slices.DeleteFunc(s.sources, func(x *source) bool { return x == added })
-			s.mu.Unlock()
-			_ = s.refresh()
+			for _, r := range removes {
+				r()
+			}
 		})
-	}, nil
+	}
+	if err := refusedFor(src, s.refresh()); err != nil && s.strictNow() {
+		remove()
+		return func() {}, err
+	}
+	return remove, nil
+}
+
+// dropper returns the func that takes added out of s and re-resolves.
+func (s *Store) dropper(added *source) func() {
+	return func() {
+		added.cancel()
+		s.mu.Lock()
+		s.sources = slices.DeleteFunc(s.sources, func(x *source) bool { return x == added })
+		s.mu.Unlock()
+		_ = s.refresh()
+	}
 }
 
 var (
@@ -286,11 +318,16 @@ func create[P any, PP interface {
 		s.mu.Unlock()
 		return nil, false, err
 	}
+	if err := s.strictRefusal(PP(p)); err != nil {
+		s.mu.Unlock()
+		return nil, false, err
+	}
 	(*cache)[key] = p
 	PP(p).state().idx = len(s.sets)
 	s.sets = append(s.sets, PP(p))
 	errs := s.pairEnvName(PP(p))
 	errs = append(errs, s.apply(PP(p))...)
+	errs = append(errs, s.nearMisses(PP(p).state())...)
 	s.mu.Unlock()
 	s.report(errs)
 	return p, true, nil
@@ -479,6 +516,7 @@ func (s *Store) Close() {
 	s.closed = true
 	sources := s.sources
 	s.mu.Unlock()
+	s.unfollow()
 	for _, src := range sources {
 		src.cancel()
 	}
@@ -513,7 +551,10 @@ func (s *Store) apply(k keyed) []*PropertyError {
 	if held {
 		s.count(st.errs, -1)
 	}
-	fresh := st.unreported(s.resolve(k))
+	fresh := slices.DeleteFunc(st.unreported(s.resolve(k)), func(e *PropertyError) bool {
+		_, other := s.refused[refusal{e.Name, e.Value}] // a bad default value: reported for the first key
+		return other
+	})
 	if held {
 		s.count(st.errs, 1)
 	}
@@ -566,6 +607,7 @@ func (s *Store) refresh() error {
 	fresh = append(fresh, forgotten...)
 	for _, src := range s.sources {
 		clear(src.unknown)
+		clear(src.byKey)
 		fresh = append(fresh, s.checkNames(src, src.Names())...)
 	}
 	err := s.refusals(unheld)
@@ -678,11 +720,12 @@ func (s *Store) refreshForgotten(touched func(*keyState) bool) (fresh, unheld []
 }
 
 // checkNames checks names of src, those it has, for names that are meant to be a
-// property but name none, keeps src.unknown current, and returns those not logged
-// before. s.mu is held.
+// property but name none, keeps src.unknown and src.byKey current, and returns those not
+// logged before. s.mu is held.
 func (s *Store) checkNames(src *source, names []string) (fresh []*PropertyError) {
 	for _, name := range names {
 		v, ok := src.Get(name)
+		src.index(name, ok)
 		hint, unknown := "", false
 		if ok {
 			hint, unknown = unknownName(name, src.rules)
@@ -732,10 +775,14 @@ func (s *Store) report(errs []*PropertyError) {
 	}
 	s.errMu.Unlock()
 	for _, e := range errs {
-		if errors.Is(e.Err, ErrUnknownProperty) {
+		switch {
+		case errors.Is(e.Err, ErrUnknownProperty):
 			s.log().Warn("config: no property has this name, it is ignored",
 				"property", e.Name, "value", e.Value, "hint", e.Hint)
-		} else {
+		case errors.Is(e.Err, ErrUnknownKey):
+			s.log().Warn("config: no key of this name is defined, its property waits for one",
+				"property", e.Name, "value", e.Value, "hint", e.Hint)
+		default:
 			s.log().Warn("config: invalid property value ignored, previous value stays in force",
 				"property", e.Name, "value", e.Value, "inCode", e.InCode, "error", e.Err)
 		}

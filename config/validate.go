@@ -87,8 +87,9 @@ func (c *CommandProperties) InCode() Overrides {
 type Difference struct {
 	// Name is the Hystrix short name.
 	Name string
-	// First and Second are the values as written, or the built-in default (as Hystrix
-	// prints it) where a Values does not set the property.
+	// First and Second are the values as the property prints them, so that both read in
+	// one unit (the built-in default where a Values does not set the property); a name
+	// that is no property, or a value that does not parse, as written.
 	First, Second string
 }
 
@@ -124,8 +125,8 @@ func (o Values[O]) Diff(other Values[O]) []Difference {
 		if !bok {
 			b = f.defaultString()
 		}
-		if f.canonical(a) != f.canonical(b) {
-			out = append(out, Difference{Name: n, First: a, Second: b})
+		if ca, cb := f.canonical(a), f.canonical(b); ca != cb {
+			out = append(out, Difference{Name: n, First: ca, Second: cb})
 		}
 	}
 	return out

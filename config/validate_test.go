@@ -79,8 +79,8 @@ func TestDiff(t *testing.T) {
 	assert.Equal(t, []Difference{
 		{Name: "coreSize", First: "10", Second: "4"},
 		{Name: "execution.isolation.strategy", First: "THREAD", Second: "SEMAPHORE"},
-		{Name: timeoutName, First: "300ms", Second: "3000"},
+		{Name: timeoutName, First: "300", Second: "3000"},
 		{Name: "nope", First: "", Second: "x"},
 	}, diffs)
-	assert.Equal(t, timeoutName+": 300ms -> 3000", diffs[2].String())
+	assert.Equal(t, timeoutName+": 300 -> 3000", diffs[2].String(), "in one unit, not 300ms -> 3000")
 }

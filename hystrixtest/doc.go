@@ -86,8 +86,18 @@
 // New installs a Recorder on the Runtime's hooks (after any hook and notifier already
 // there) and on its breaker transitions. It numbers each execution in OnStart and gathers
 // the events the notifier is told of into that execution, so an execution's events stay
-// together when executions overlap; a cache hit, which has no OnStart, is an execution of
-// its own. Runs folds consecutive executions of a key with the same events, as the request
-// log folds repeated events: "[FAILURE, FALLBACK_SUCCESS] x188". Transitions are
-// delivered on the breaker registry's goroutine; ExpectTransitions waits for them.
+// together when executions overlap. A cache hit, which has no OnStart, is an execution of
+// its own with the events its request log entry shows: those of the execution it replays,
+// then RESPONSE_FROM_CACHE ("[TIMEOUT, FALLBACK_SUCCESS, RESPONSE_FROM_CACHE]"), so runs
+// of hits fold as the request log folds them; with requestLog.enabled=false the Recorder
+// cannot tell what a hit replays and shows "[RESPONSE_FROM_CACHE]" (and hits of one key in
+// one request context that finish together, replaying different executions, may swap
+// their events). Runs folds
+// consecutive executions of a key with the same events, as the request log folds repeated
+// events: "[FAILURE, FALLBACK_SUCCESS] x188". Transitions are delivered on the breaker
+// registry's goroutine; ExpectTransitions waits for them.
+//
+// A failed Expect method reports one summary line first (where the lists first differ,
+// what each has there, how long each is), then at most 16 lines of each list from just
+// before that place: a screenful, however many executions the test made.
 package hystrixtest

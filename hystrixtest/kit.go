@@ -64,8 +64,9 @@ type wait struct {
 }
 
 // New returns a kit whose Runtime runs on a fake clock started at DefaultStart, with the
-// Recorder installed and a configuration store of its own over Source (so neither
-// config.DefaultSource nor the environment reaches the test); opts go to
+// Recorder installed and a strict configuration store of its own over Source (so neither
+// config.DefaultSource nor the environment reaches the test, and a key whose Source sets a
+// bad value for it fails its Define: config.Store.SetStrict); opts go to
 // command.NewRuntime after the store (WithConfig replaces it) and before the clock. Close
 // it at the end of the test (defer k.Close(), or t.Cleanup(k.Close)).
 func New(opts ...command.Option) *Kit { return NewAt(DefaultStart, opts...) }
@@ -76,6 +77,7 @@ func NewAt(start time.Time, opts ...command.Option) *Kit {
 	clk := clock.NewFake(start)
 	src := config.NewMemorySource()
 	store := config.NewStore(src)
+	store.SetStrict(true)
 	opts = append(append([]command.Option{command.WithConfig(store)}, opts...), command.WithClock(clk))
 	rt := command.NewRuntime(opts...)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -54,6 +55,7 @@ type Recorder struct {
 
 	mu          sync.Mutex
 	execs       []*Execution
+	hits        map[logSlot]bool // the request log entries of the cache hits recorded so far
 	transitions []breaker.Transition
 	changed     chan struct{} // closed and replaced at every transition
 }
@@ -94,17 +96,25 @@ type recordingNotifier struct {
 }
 
 // MarkEvent records the call and adds e to the execution of ctx, or to an execution of
-// its own when ctx has none of key (a cache hit has no OnStart).
+// its own when ctx has none of key (a cache hit has no OnStart): for a hit, the events
+// its request log entry shows (those of the execution it replays, then
+// RESPONSE_FROM_CACHE).
 func (n recordingNotifier) MarkEvent(ctx context.Context, e metrics.EventType, key string) {
 	n.RecordingNotifier.MarkEvent(ctx, e, key)
 	x, _ := ctx.Value(execKey{}).(*Execution)
 	n.r.mu.Lock()
 	defer n.r.mu.Unlock()
-	if x == nil || x.Key != key {
-		x = &Execution{Key: key, Start: n.r.k.Elapsed()}
-		n.r.execs = append(n.r.execs, x)
+	if x != nil && x.Key == key {
+		x.Events = append(x.Events, e)
+		return
 	}
-	x.Events = append(x.Events, e)
+	x = &Execution{Key: key, Start: n.r.k.Elapsed(), Events: []metrics.EventType{e}}
+	if e == metrics.ResponseFromCache {
+		if logged := n.r.hitEvents(cache.FromContext(ctx), key); logged != nil {
+			x.Events = logged
+		}
+	}
+	n.r.execs = append(n.r.execs, x)
 }
 
 func (r *Recorder) transition(t breaker.Transition) {
@@ -220,14 +230,4 @@ func (r *Recorder) transitionStrings(key string) []string {
 		out = append(out, fmt.Sprintf("%s -> %s at %v", t.From, t.To, t.At.Sub(r.k.start)))
 	}
 	return out
-}
-
-// expect reports with t.Errorf when got differs from want.
-func expect(t testing.TB, what string, got, want []string) bool {
-	t.Helper()
-	if slices.Equal(got, want) {
-		return true
-	}
-	t.Errorf("%s differ:\n got: %s\nwant: %s", what, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
-	return false
 }

@@ -3,6 +3,7 @@ package hystrixtest_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,13 +43,36 @@ func TestExpectRunsReportsTheDifference(t *testing.T) {
 	spy := &spyT{TB: t}
 	assert.False(t, k.Recorder().ExpectRuns(spy, "GetUser", "[SUCCESS] x3"))
 	require.Len(t, spy.errs, 1)
-	assert.Equal(t, "GetUser: runs of executions differ:\n got: [SUCCESS] x2\n      [FAILURE, FALLBACK_SUCCESS]\nwant: [SUCCESS] x3", spy.errs[0])
+	assert.Equal(t, "GetUser: runs of executions differ at #1: got \"[SUCCESS] x2\", want \"[SUCCESS] x3\" (2 got, 1 wanted)\n"+
+		" got:\n  #1 [SUCCESS] x2\n  #2 [FAILURE, FALLBACK_SUCCESS]\n"+
+		"want:\n  #1 [SUCCESS] x3", spy.errs[0])
 	assert.False(t, k.Recorder().ExpectRuns(spy, "Other", "[SUCCESS]"), "another key's executions are not these")
 
 	runs := k.Recorder().Runs("GetUser")
 	require.Len(t, runs, 2)
 	assert.Equal(t, hystrixtest.Run{Events: []metrics.EventType{metrics.Success}, Count: 2}, runs[0])
 	assert.Len(t, k.Recorder().Executions(""), 3)
+}
+
+func TestAFailedExpectationSummarisesFirstAndFitsAScreen(t *testing.T) {
+	k := newKit(t)
+	kind := define(t, k, "GetUser", semaphore)
+	dep := hystrixtest.NewDependency(k, "Ada", hystrixtest.OK())
+	for range 200 {
+		_, err := kind.New(dep.Run).Execute(context.Background())
+		require.NoError(t, err)
+	}
+	want := slices.Repeat([]string{"OnStart", "OnExecutionStart", "OnExecutionEmit", "OnEmit", "OnExecutionSuccess", "OnSuccess"}, 200)
+	want[6*150+5] = "OnError" // the 151st execution's last call
+	spy := &spyT{TB: t}
+	assert.False(t, k.Recorder().ExpectHooks(spy, "GetUser", want...))
+	require.Len(t, spy.errs, 1)
+	lines := strings.Split(spy.errs[0], "\n")
+	assert.Equal(t, `GetUser: hook calls differ at #906: got "OnSuccess", want "OnError" (1200 got, 1200 wanted)`, lines[0])
+	assert.LessOrEqual(t, len(lines), 40, "at most a screenful")
+	assert.Contains(t, lines, "  … 903 before")
+	assert.Contains(t, lines, "  #906 OnError")
+	assert.Contains(t, lines, "  … 281 more")
 }
 
 func TestExpectHooksOfASuccess(t *testing.T) {
@@ -63,9 +87,26 @@ func TestExpectHooksOfASuccess(t *testing.T) {
 	assert.Equal(t, []metrics.EventType{metrics.Success}, k.Recorder().Notifier().Executions()[0].Events)
 }
 
-func TestCacheHitIsAnExecutionOfItsOwn(t *testing.T) {
+func TestCacheHitShowsTheEventsOfTheExecutionItReplaysAsTheRequestLogDoes(t *testing.T) {
 	k := newKit(t)
-	kind := define(t, k, "GetUser", semaphore)
+	kind := define(t, k, "GetUser", semaphore, config.ExecutionTimeout.Of(100*time.Millisecond))
+	dep := hystrixtest.NewDependency(k, "Ada", hystrixtest.Hang())
+	ctx, rc := cache.NewRequestContext(context.Background())
+	defer rc.Close()
+	for range 3 {
+		v, err := kind.New(dep.Run).WithFallback(fallback).WithCacheKey("7").Execute(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "fallback", v)
+	}
+	assert.Equal(t, 1, dep.Calls())
+	assert.Equal(t, "GetUser[TIMEOUT, FALLBACK_SUCCESS][100ms], GetUser[TIMEOUT, FALLBACK_SUCCESS, RESPONSE_FROM_CACHE][0ms]x2",
+		rc.Log().String())
+	k.Recorder().ExpectRuns(t, "GetUser", "[TIMEOUT, FALLBACK_SUCCESS]", "[TIMEOUT, FALLBACK_SUCCESS, RESPONSE_FROM_CACHE] x2")
+}
+
+func TestCacheHitWithoutRequestLogIsAnExecutionOfItsOwn(t *testing.T) {
+	k := newKit(t)
+	kind := define(t, k, "GetUser", semaphore, config.RequestLogEnabled.Of(false))
 	dep := hystrixtest.NewDependency(k, "Ada", hystrixtest.OK())
 	ctx, rc := cache.NewRequestContext(context.Background())
 	defer rc.Close()
