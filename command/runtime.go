@@ -260,17 +260,7 @@ func (ks *keyState) compare(s *Setter) {
 // logDiffers logs, once per key, how s differs from the key's first Setter; it reports
 // whether s differs at all once its values are parsed ("300" and "300ms" are the same).
 func (ks *keyState) logDiffers(s *Setter) bool {
-	later := s.Properties
-	if ks.stream {
-		later, _ = streamOverrides(later)
-	}
-	diffs := append(ks.props.InCode().Diff(later), ks.poolProps.Diff(s.ThreadPoolProperties)...)
-	if ks.info.GroupKey != s.GroupKey {
-		diffs = append(diffs, config.Difference{Name: "GroupKey", First: ks.info.GroupKey, Second: s.GroupKey})
-	}
-	if ks.poolKey != s.ThreadPoolKey {
-		diffs = append(diffs, config.Difference{Name: "ThreadPoolKey", First: ks.poolKey, Second: s.ThreadPoolKey})
-	}
+	diffs := ks.redefinition(s, ks.stream)
 	if len(diffs) == 0 {
 		return false
 	}
