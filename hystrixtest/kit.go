@@ -16,9 +16,9 @@ import (
 // starts with the kit.
 var DefaultStart = time.Unix(1_000_000, 0)
 
-// stuckAfter is how long Settle waits, in real time, without any caller or scripted call
-// moving, before it gives up: a caller waits on something the kit cannot see.
-var stuckAfter = 10 * time.Second
+// defaultStuckAfter is how long the kit waits in real time, by default, for what only other
+// goroutines can do (SetStuckAfter).
+const defaultStuckAfter = 10 * time.Second
 
 // realDeadline is how far ahead of the kit's clock a context deadline is taken for one of
 // real time (context.WithTimeout), which the fake clock does not drive.
@@ -46,6 +46,8 @@ type Kit struct {
 	waits    map[*wait]struct{}
 	panicked any // the first panic of a caller of Go, raised again by Settle
 	closed   bool
+
+	stuckAfter time.Duration // SetStuckAfter
 }
 
 // caller is one goroutine started by Go, numbered from 1; the context it gets carries it.
@@ -82,10 +84,17 @@ func NewAt(start time.Time, opts ...command.Option) *Kit {
 	rt := command.NewRuntime(opts...)
 	ctx, cancel := context.WithCancel(context.Background())
 	k := &Kit{clk: clk, start: start, rt: rt, src: src, store: store, ctx: ctx, cancel: cancel,
-		changed: make(chan struct{}), callers: map[*caller]struct{}{}, waits: map[*wait]struct{}{}}
+		changed: make(chan struct{}), callers: map[*caller]struct{}{}, waits: map[*wait]struct{}{},
+		stuckAfter: defaultStuckAfter}
 	k.rec = newRecorder(k)
 	return k
 }
+
+// SetStuckAfter sets how long, in real time, Settle waits without any caller of Go or
+// scripted call moving, and ExpectTransitions for the transitions it names, before they
+// give up (10 s by default): a caller waits on something the kit cannot see, or the
+// breaker never changes state. Set it before the kit is in use.
+func (k *Kit) SetStuckAfter(d time.Duration) { k.stuckAfter = d }
 
 // Runtime returns the kit's Runtime: give it to the commands under test (Setter.Runtime).
 func (k *Kit) Runtime() *command.Runtime { return k.rt }
@@ -241,7 +250,7 @@ func (k *Kit) changedLocked() {
 // in a scripted call or Sleep that the clock has not ended yet. It panics if a caller
 // panicked, or if nothing moves for 10 s of real time: a caller waits on something else.
 func (k *Kit) Settle() {
-	stuck := time.NewTimer(stuckAfter)
+	stuck := time.NewTimer(k.stuckAfter)
 	defer stuck.Stop()
 	for {
 		k.mu.Lock()
@@ -256,9 +265,9 @@ func (k *Kit) Settle() {
 		}
 		select {
 		case <-changed:
-			stuck.Reset(stuckAfter)
+			stuck.Reset(k.stuckAfter)
 		case <-stuck.C:
-			panic(fmt.Sprintf("hystrixtest: caller %d of Go neither returned nor waited in a scripted call or Sleep for %v: it waits on something the kit's clock cannot end", busy.n, stuckAfter))
+			panic(fmt.Sprintf("hystrixtest: caller %d of Go neither returned nor waited in a scripted call or Sleep for %v: it waits on something the kit's clock cannot end", busy.n, k.stuckAfter))
 		}
 	}
 }

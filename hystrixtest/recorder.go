@@ -202,11 +202,11 @@ func (r *Recorder) ExpectHooks(t testing.TB, key string, want ...string) bool {
 }
 
 // ExpectTransitions waits until key's breaker has delivered as many transitions as want
-// names (at most 10 s of real time), then checks them against want, each written as
+// names (at most Kit.SetStuckAfter's real time, 10 s by default), then checks them against want, each written as
 // "CLOSED -> OPEN at 500ms": from, to and the kit's Elapsed when the state changed.
 func (r *Recorder) ExpectTransitions(t testing.TB, key string, want ...string) bool {
 	t.Helper()
-	timeout := time.NewTimer(stuckAfter)
+	timeout := time.NewTimer(r.k.stuckAfter)
 	defer timeout.Stop()
 	for waiting := true; waiting; {
 		r.mu.Lock()

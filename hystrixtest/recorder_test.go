@@ -145,7 +145,7 @@ func TestExpectTransitionsGivesUpOnTransitionsThatNeverCome(t *testing.T) {
 	_, _ = kind.New(dep.Run).WithFallback(fallback).Execute(context.Background())
 	k.Recorder().ExpectTransitions(t, "Flaky", "CLOSED -> OPEN at 500ms", "OPEN -> HALF_OPEN at 2s", "HALF_OPEN -> CLOSED at 2s")
 
-	defer hystrixtest.SetStuckAfter(50 * time.Millisecond)()
+	k.SetStuckAfter(50 * time.Millisecond)
 	spy := &spyT{TB: t}
 	assert.False(t, k.Recorder().ExpectTransitions(spy, "Flaky", "CLOSED -> OPEN at 500ms", "OPEN -> HALF_OPEN at 2s",
 		"HALF_OPEN -> CLOSED at 2s", "CLOSED -> OPEN at 3s"))
@@ -154,8 +154,8 @@ func TestExpectTransitionsGivesUpOnTransitionsThatNeverCome(t *testing.T) {
 }
 
 func TestSettleGivesUpOnACallerThatWaitsOnSomethingElse(t *testing.T) {
-	defer hystrixtest.SetStuckAfter(50 * time.Millisecond)()
 	k := newKit(t)
+	k.SetStuckAfter(50 * time.Millisecond)
 	release := make(chan struct{})
 	k.Go(func(context.Context) { <-release })
 	defer close(release)
