@@ -31,6 +31,7 @@ type redisServer struct {
 	t    *testing.T
 	addr string
 	proc *e2eproc.Process
+	cmd  *exec.Cmd // of proc: SIGSTOP hangs it
 }
 
 func newRedis(t *testing.T) *redisServer {
@@ -49,8 +50,8 @@ var redisReady = regexp.MustCompile(`Ready to accept connections`)
 func (r *redisServer) start() {
 	r.t.Helper()
 	_, port, _ := net.SplitHostPort(r.addr)
-	r.proc = e2eproc.Start(r.t, "redis-server", exec.Command("redis-server", "--port", port,
-		"--bind", "127.0.0.1", "--save", "", "--appendonly", "no"))
+	r.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	r.proc = e2eproc.Start(r.t, "redis-server", r.cmd)
 	_, err := r.proc.Await(redisReady, 30*time.Second)
 	require.NoError(r.t, err)
 }
