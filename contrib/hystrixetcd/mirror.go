@@ -36,8 +36,8 @@ type mirror struct {
 // Member) whatever the caller's context allows; backoff the wait between failed ones.
 const (
 	requestTimeout = 5 * time.Second
-	minBackoff  = 100 * time.Millisecond
-	maxBackoff  = 5 * time.Second
+	minBackoff     = 100 * time.Millisecond
+	maxBackoff     = 5 * time.Second
 )
 
 // startMirror reads the prefix (failing if that does not succeed before ctx ends) and
