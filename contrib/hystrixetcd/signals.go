@@ -217,7 +217,8 @@ func (s *Signals) Get(name string) (string, bool) { return s.mem.Get(name) }
 // Names returns the forceOpen names of the forced keys.
 func (s *Signals) Names() []string { return s.mem.Names() }
 
-// Subscribe calls onChange after every change of the forced keys.
+// Subscribe calls onChange after every change of the forced keys, with no lock of the
+// Signals held: it may call any of their methods (see publish).
 func (s *Signals) Subscribe(onChange func() error) (cancel func()) { return s.mem.Subscribe(onChange) }
 
 // SubscribeNames calls onChange with the names each change concerns.
@@ -229,10 +230,10 @@ func (s *Signals) SubscribeNames(onChange func(names []string) error) (cancel fu
 func (s *Signals) OnlyProperties() bool { return true }
 
 // Close stops publishing and following, withdraws this instance's open breakers and lifts
-// every force. It waits for the Signals' goroutines, unless a subscriber is being
-// notified (Close called from a subscriber): those goroutines then end as soon as the
-// subscribers return, and change nothing more. It is idempotent; the Member stays the
-// caller's.
+// every force. It waits for the Signals' goroutines, unless their subscribers are being
+// notified (Close called from a subscriber, for one): the goroutines then end as soon as
+// the subscribers return, and change nothing more. It is idempotent; the Member stays
+// the caller's.
 func (s *Signals) Close() error {
 	s.mu.Lock()
 	unlisten := s.unlisten
