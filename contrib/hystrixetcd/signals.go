@@ -29,6 +29,7 @@ type Signals struct {
 	mine       map[string]bool            // command keys this instance reports open
 	publishing bool                       // a goroutine is making mem follow forced (publish)
 	stale      bool                       // forced changed while it was
+	closed     bool
 
 	unlisten func()
 	mirror   *mirror
@@ -113,7 +114,7 @@ func (s *Signals) Forced(key string) bool {
 // transition publishes a transition of this instance's breaker and decides its key again.
 func (s *Signals) transition(t breaker.Transition) {
 	s.mu.Lock()
-	if s.unlisten == nil { // closed
+	if s.closed {
 		s.mu.Unlock()
 		return
 	}
@@ -146,7 +147,7 @@ func (s *Signals) reported(values map[string]string) {
 		open[key][id] = true
 	}
 	s.mu.Lock()
-	if s.unlisten == nil { // closed
+	if s.closed {
 		s.mu.Unlock()
 		return
 	}
@@ -236,17 +237,17 @@ func (s *Signals) OnlyProperties() bool { return true }
 // the caller's.
 func (s *Signals) Close() error {
 	s.mu.Lock()
-	unlisten := s.unlisten
-	s.unlisten = nil
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
 	notifying := s.publishing
 	mine := s.mine
 	s.mine, s.open, s.forced = map[string]bool{}, map[string]map[string]bool{}, map[string]bool{}
 	s.stale = true
 	s.mu.Unlock()
-	if unlisten == nil {
-		return nil
-	}
-	unlisten()
+	s.unlisten()
 	s.stop()
 	if !notifying {
 		s.swept.Wait()
