@@ -28,8 +28,14 @@ type Signals struct {
 	forced     map[string]bool            // command keys forced open
 	mine       map[string]bool            // command keys this instance reports open
 	publishing bool                       // a goroutine is making mem follow forced (publish)
-	stale      bool                       // forced changed while it was
+	stale      bool                       // open or forced changed since the last publish
 	closed     bool
+
+	// What Open and Forced report: open and forced as of the last publish, so that when
+	// they report a change every subscriber has been told of it (called from a
+	// subscriber, they report the state before the change it is told of).
+	shownOpen   map[string]int
+	shownForced map[string]bool
 
 	unlisten func()
 	mirror   *mirror
@@ -97,18 +103,20 @@ func (s *Signals) sweep() {
 	s.publish()
 }
 
-// Open returns how many other instances report key open.
+// Open returns how many other instances report key open, once the source's subscribers
+// have been told (see shownOpen).
 func (s *Signals) Open(key string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.open[key])
+	return s.shownOpen[key]
 }
 
-// Forced reports whether the signals force key open now.
+// Forced reports whether the signals force key open, once the source's subscribers have
+// been told (see shownOpen).
 func (s *Signals) Forced(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.forced[key]
+	return s.shownForced[key]
 }
 
 // transition publishes a transition of this instance's breaker and decides its key again.
@@ -152,6 +160,7 @@ func (s *Signals) reported(values map[string]string) {
 		return
 	}
 	s.open = open
+	s.stale = true
 	for key := range open {
 		s.decide(key)
 	}
@@ -197,14 +206,21 @@ func (s *Signals) publish() {
 	for s.stale {
 		s.stale = false
 		values := make(map[string]string, len(s.forced))
+		forced := make(map[string]bool, len(s.forced))
 		for key := range s.forced {
 			values[forceOpenName(key)] = "true"
+			forced[key] = true
+		}
+		open := make(map[string]int, len(s.open))
+		for key, ids := range s.open {
+			open[key] = len(ids)
 		}
 		s.mu.Unlock()
 		contained("notifying the subscribers of the signals", func() {
 			_ = s.mem.Replace(values) // the Stores report the values they refuse
 		})
 		s.mu.Lock()
+		s.shownOpen, s.shownForced = open, forced
 	}
 }
 
