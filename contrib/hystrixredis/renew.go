@@ -92,7 +92,7 @@ func (l *Limiter) renewOnce(ctx context.Context, r *renewer, sent time.Time) {
 	default:
 		if !r.failing {
 			slog.Warn("hystrixredis: renewing the share failed; keeping it until the lease expires",
-				"key", l.cfg.Key, "instance", l.cfg.Instance, "lease left", l.left(), "error", err)
+				"key", l.cfg.Key, "instance", l.cfg.Instance, "leaseLeft", l.left(), "error", err)
 			r.failing = true
 		}
 		l.expireIfDue()
