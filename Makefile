@@ -99,18 +99,20 @@ e2e-setup:
 	./scripts/e2e-setup.sh
 
 # e2e-etcd runs the etcd source against a real etcd (started and stopped by the tests on
-# 127.0.0.1 with a temporary data directory).
+# 127.0.0.1 with a temporary data directory), its subscribers calling back and panicking.
 e2e-etcd:
 	@echo "== e2e-etcd: contrib/hystrixetcd against a real etcd (compiles with -race first)"
 	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m -run '^TestEtcd' ./...
 
 # e2e-fleet runs the fleet scope against real servers it starts and stops on 127.0.0.1:
 # breaker signals between 3 instances through etcd (a transition reaches the others
-# within 200 ms at p99, a quorum of 2 of 3) and the fleet dashboard following the
-# instance processes that register in etcd (one of them killed with kill -9), then a
-# global rate shared by 3 instances through a real redis-server, stopped for 10 s on the
-# way (contrib/hystrixredis), and 3 demo processes in a fleet, one killed with kill -9
-# (cmd/rxhystrix-demo); about 2 minutes with the compiles.
+# within 200 ms at p99, a quorum of 2 of 3; subscribers that call back, 1,000 times) and
+# the fleet dashboard following the instance processes that register in etcd (one of
+# them killed with kill -9), then a global rate shared by 3 instances through a real
+# redis-server, stopped for 10 s, hung with SIGSTOP for 10 s, and one instance's
+# connection alone hung for 10 s on the way (contrib/hystrixredis: each lease ends
+# within LeaseTTL + 250 ms, the fleet within its margin), and 3 demo processes in a
+# fleet, one killed with kill -9 (cmd/rxhystrix-demo); about 3 minutes with the compiles.
 e2e-fleet:
 	@echo "== e2e-fleet: breaker signals and the fleet dashboard through a real etcd (compiles with -race first)"
 	cd contrib/hystrixetcd && $(GO) test -tags e2e -race -count=1 -timeout 5m -run '^TestSignals|^TestFleet' -v ./...

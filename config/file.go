@@ -74,6 +74,7 @@ func (f *FileSource) Reload() error {
 	return f.replace(values)
 }
 
-// Close stops watching the file; the values stay. It waits for the watcher to end and
-// is idempotent.
+// Close stops watching the file; the values stay. It waits for the watcher to end,
+// unless the watcher is re-reading the file (Close called from a subscriber, for one):
+// it then ends when that re-read returns, and re-reads nothing more. It is idempotent.
 func (f *FileSource) Close() error { return f.watch.close() }

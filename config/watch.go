@@ -26,6 +26,9 @@ type watcher struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+
+	mu        sync.Mutex
+	reloading bool // reload runs on the watcher's goroutine: close must not wait for it
 }
 
 func startWatcher(path string, reload func() error) (*watcher, error) {
@@ -63,9 +66,14 @@ func (w *watcher) loop() {
 			}
 			slog.Warn("config: watching a properties file", "file", w.path, "error", err)
 		case <-timer.C:
+			select {
+			case <-w.stop: // closed meanwhile: the select may pick the timer first
+				return
+			default:
+			}
 			w.follow() // first, so that no change after the read goes unseen
 			var refused *RefusedError
-			if err := w.reload(); err != nil && !errors.As(err, &refused) {
+			if err := w.reloadNow(); err != nil && !errors.As(err, &refused) {
 				// Refused entries are logged by the Stores; this is a file that
 				// could not be read or parsed, or looks half-written.
 				slog.Warn("config: properties file not reloaded, previous values stay",
@@ -96,13 +104,33 @@ func (w *watcher) follow() {
 	}
 }
 
-// close stops the watcher and waits for its goroutine.
+// reloadNow calls reload, marked as running.
+func (w *watcher) reloadNow() error {
+	w.mu.Lock()
+	w.reloading = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.reloading = false
+		w.mu.Unlock()
+	}()
+	return w.reload()
+}
+
+// close stops the watcher and waits for its goroutine, unless that goroutine is
+// reloading (close called by a subscriber of the source, for one): it then ends when
+// the reload returns, reloading nothing more.
 func (w *watcher) close() error {
 	var err error
 	w.closeOnce.Do(func() {
 		close(w.stop)
 		err = w.w.Close()
-		<-w.done
+		w.mu.Lock()
+		reloading := w.reloading
+		w.mu.Unlock()
+		if !reloading {
+			<-w.done
+		}
 	})
 	return err
 }

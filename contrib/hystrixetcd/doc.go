@@ -39,6 +39,20 @@
 //
 // The README's watchEtcd is the same as a complete function.
 //
+// # Deadlines, callbacks, bad input
+//
+// New, Join, NewSignals and WatchInstances give up when ctx ends or after 5 s,
+// whichever comes first (every request to etcd has that deadline at most), and refuse
+// what cannot work with an error: a nil client (ErrNilClient), an empty prefix
+// (ErrEmptyPrefix), a bad instance id (ErrBadID), a nil member, breaker registry or
+// callback (ErrNilArgument).
+//
+// Every callback of the module (the subscribers of a Source or of the Signals,
+// WatchInstances' onChange) runs on a goroutine of the module with no lock of it held:
+// it may call any method of its owner, Close included (Close called from a callback
+// returns at once, and the goroutines end when the callback returns, calling nothing
+// more). A panic of a callback is logged (slog) and the module goes on.
+//
 // # Fleet membership
 //
 // Join makes an instance a Member of a fleet under a prefix of its own (not the config

@@ -2,7 +2,6 @@ package hystrixetcd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -36,15 +35,18 @@ type Member struct {
 	wg     sync.WaitGroup
 }
 
-// ErrBadID is returned by Join for an id that is empty or holds a '/'.
-var ErrBadID = errors.New("hystrixetcd: instance id must be non-empty and hold no '/'")
-
 // Join starts the membership of instance id under prefix with a lease of ttl (at least
 // one second, whole seconds): it grants the lease before it returns (failing if that
-// does not succeed before ctx ends) and keeps it alive until Close. The client stays the
-// caller's.
+// does not succeed before ctx ends, or within 5 s: requestTimeout) and keeps it alive
+// until Close. It refuses a nil client (ErrNilClient), an empty prefix (ErrEmptyPrefix)
+// and a bad id (ErrBadID). The client stays the caller's.
 func Join(ctx context.Context, client *clientv3.Client, prefix, id string, ttl time.Duration) (*Member, error) {
-	if id == "" || strings.Contains(id, "/") {
+	switch {
+	case client == nil:
+		return nil, ErrNilClient
+	case prefix == "":
+		return nil, ErrEmptyPrefix
+	case id == "" || strings.Contains(id, "/"):
 		return nil, fmt.Errorf("%w: %q", ErrBadID, id)
 	}
 	if ttl < time.Second {
@@ -99,7 +101,7 @@ func (m *Member) poke() {
 }
 
 func (m *Member) grant(ctx context.Context) (clientv3.LeaseID, error) {
-	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	resp, err := m.client.Grant(ctx, m.ttl)
 	if err != nil {
@@ -171,7 +173,7 @@ func (m *Member) flush(ctx context.Context, lease clientv3.LeaseID) bool {
 	m.mu.Unlock()
 	ok := true
 	for k, v := range batch {
-		wctx, cancel := context.WithTimeout(ctx, readTimeout)
+		wctx, cancel := context.WithTimeout(ctx, requestTimeout)
 		var err error
 		if v != nil {
 			_, err = m.client.Put(wctx, k, *v, clientv3.WithLease(lease))

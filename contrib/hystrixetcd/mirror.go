@@ -16,23 +16,28 @@ import (
 // on its goroutine. When the watch ends or the connection comes back after a loss it
 // reads everything again, so it ends up with what etcd holds then, whatever happened
 // meanwhile (changes, compaction, a restore from backup); while etcd is unreachable it
-// calls nothing, so its user keeps the last values.
+// calls nothing, so its user keeps the last values. read and apply run with no lock of
+// the mirror held and may stop it; a panic of theirs is logged.
 type mirror struct {
 	client *clientv3.Client
 	prefix string
 	read   func(values map[string]string)
 	apply  func(set map[string]string, deleted []string)
 
+	mu      sync.Mutex
+	calling bool // read or apply runs
+	stopped bool
+
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-// readTimeout bounds one read of the prefix (and one write of a Member); backoff the wait
-// between failed ones.
+// requestTimeout bounds one request to etcd (a read of the prefix, a grant, a write of a
+// Member) whatever the caller's context allows; backoff the wait between failed ones.
 const (
-	readTimeout = 5 * time.Second
-	minBackoff  = 100 * time.Millisecond
-	maxBackoff  = 5 * time.Second
+	requestTimeout = 5 * time.Second
+	minBackoff     = 100 * time.Millisecond
+	maxBackoff     = 5 * time.Second
 )
 
 // startMirror reads the prefix (failing if that does not succeed before ctx ends) and
@@ -67,15 +72,40 @@ func wholePrefix(onChange func(map[string]string)) (read func(map[string]string)
 	return read, apply
 }
 
-// stop ends the mirror and waits for its goroutines. It is idempotent.
+// stop ends the mirror and waits for its goroutines, unless read or apply runs (stop
+// called from them, for one): the goroutines then end when it returns, calling nothing
+// more. It is idempotent.
 func (m *mirror) stop() {
+	m.mu.Lock()
+	m.stopped = true
+	calling := m.calling
+	m.mu.Unlock()
 	m.cancel()
-	m.wg.Wait()
+	if !calling {
+		m.wg.Wait()
+	}
+}
+
+// deliver calls f (read or apply) unless the mirror is stopped.
+func (m *mirror) deliver(f func()) {
+	m.mu.Lock()
+	if m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	m.calling = true
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.calling = false
+		m.mu.Unlock()
+	}()
+	contained("in a callback following "+m.prefix, f)
 }
 
 // readAll hands everything under the prefix to read and returns the revision read.
 func (m *mirror) readAll(ctx context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	resp, err := m.client.Get(ctx, m.prefix, clientv3.WithPrefix())
 	if err != nil {
@@ -85,7 +115,7 @@ func (m *mirror) readAll(ctx context.Context) (int64, error) {
 	for _, kv := range resp.Kvs {
 		values[strings.TrimPrefix(string(kv.Key), m.prefix)] = string(kv.Value)
 	}
-	m.read(values)
+	m.deliver(func() { m.read(values) })
 	return resp.Header.Revision, nil
 }
 
@@ -125,7 +155,8 @@ func (m *mirror) follow(ctx context.Context, rev int64, reconnected <-chan struc
 			if len(resp.Events) == 0 {
 				continue
 			}
-			m.apply(changes(resp.Events, m.prefix))
+			set, deleted := changes(resp.Events, m.prefix)
+			m.deliver(func() { m.apply(set, deleted) })
 		}
 	}
 }

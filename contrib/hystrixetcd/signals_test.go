@@ -1,6 +1,7 @@
 package hystrixetcd
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func offlineSignals(t *testing.T) (*Signals, *config.Store) {
 			wake: make(chan struct{}, 1)},
 		prefix: "/f/breakers/", quorum: 2, mem: config.NewMemorySource(),
 		open: map[string]map[string]bool{}, forced: map[string]bool{}, mine: map[string]bool{},
-		unlisten: func() {},
+		unlisten: func() {}, stop: func() {}, mirror: &mirror{cancel: func() {}},
 	}
 	store := config.NewStore(s)
 	t.Cleanup(store.Close)
@@ -75,4 +76,44 @@ func TestSignalsWithdrawTheEntryOfAnEvictedBreaker(t *testing.T) {
 	s.sweep()
 	assert.Nil(t, s.member.pending["/f/breakers/Evicted/c"], "deleted from etcd")
 	assert.Equal(t, "OPEN", *s.member.pending["/f/breakers/Kept/c"])
+}
+
+// TestSignalsCallbacksMayCallTheSignals: a subscriber of the Signals runs with no lock of
+// theirs held, so it may call every method of theirs, Close last; 1,000 forces and
+// releases, each calling back, return.
+func TestSignalsCallbacksMayCallTheSignals(t *testing.T) {
+	s, _ := offlineSignals(t)
+	var calls atomic.Int64
+	closing := false
+	s.Subscribe(func() error {
+		calls.Add(1)
+		_ = s.Forced("Dep")
+		_ = s.Open("Dep")
+		_ = s.Names()
+		_, _ = s.Get(forceOpenName("Dep"))
+		s.Subscribe(func() error { return nil })()
+		s.SubscribeNames(func([]string) error { return nil })()
+		if closing {
+			require.NoError(t, s.Close())
+		}
+		return nil
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 1000 {
+			s.reported(map[string]string{"Dep/a": "OPEN", "Dep/b": "OPEN"})
+			s.reported(map[string]string{})
+		}
+		closing = true
+		s.reported(map[string]string{"Dep/a": "OPEN", "Dep/b": "OPEN"})
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a subscriber calling the Signals never returned: deadlocked")
+	}
+	assert.Equal(t, int64(2001+1), calls.Load(), "1,000 forces and releases, then the force Close lifts")
+	assert.False(t, s.Forced("Dep"), "closed from the subscriber: no force left")
+	assert.Empty(t, s.Names())
 }

@@ -20,9 +20,17 @@ type Source struct {
 	mirror *mirror
 }
 
-// New reads every key under prefix (it fails if that does not succeed before ctx ends)
-// and then follows the changes until Close. The client stays the caller's.
+// New reads every key under prefix (it fails if that does not succeed before ctx ends,
+// or within 5 s: requestTimeout) and then follows the changes until Close. It refuses a
+// nil client (ErrNilClient) and an empty prefix (ErrEmptyPrefix). The client stays the
+// caller's.
 func New(ctx context.Context, client *clientv3.Client, prefix string) (*Source, error) {
+	switch {
+	case client == nil:
+		return nil, ErrNilClient
+	case prefix == "":
+		return nil, ErrEmptyPrefix
+	}
 	s := &Source{mem: config.NewMemorySource()}
 	// The Stores report the values they refuse.
 	m, err := startMirror(ctx, client, prefix,
@@ -41,7 +49,8 @@ func (s *Source) Get(name string) (string, bool) { return s.mem.Get(name) }
 // Names returns every name under the prefix.
 func (s *Source) Names() []string { return s.mem.Names() }
 
-// Subscribe calls onChange after every change (on the source's goroutine).
+// Subscribe calls onChange after every change (on the source's goroutine, with no lock
+// held: it may call any method of the source, Close included; a panic of it is logged).
 func (s *Source) Subscribe(onChange func() error) (cancel func()) {
 	return s.mem.Subscribe(onChange)
 }
@@ -56,8 +65,9 @@ func (s *Source) SubscribeNames(onChange func(names []string) error) (cancel fun
 // the Stores refuse (and log) each that names none, with the nearest property name.
 func (s *Source) OnlyProperties() bool { return true }
 
-// Close stops following etcd and waits for the source's goroutines; the values stay.
-// It is idempotent.
+// Close stops following etcd and waits for the source's goroutines (called from a
+// subscriber, it returns at once and they end when the subscriber returns); the values
+// stay. It is idempotent.
 func (s *Source) Close() error {
 	s.mirror.stop()
 	return nil

@@ -92,3 +92,35 @@ func TestReconnectionsAreSignalled(t *testing.T) {
 		})
 	}
 }
+
+// TestConstructorsRefuseWhatCannotWork: a nil client, an empty prefix, a nil member,
+// registry or callback are refused at once, never found later by a panic on a goroutine
+// of the module.
+func TestConstructorsRefuseWhatCannotWork(t *testing.T) {
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{"127.0.0.1:1"}, DialTimeout: time.Second})
+	require.NoError(t, err)
+	defer client.Close()
+	ctx := context.Background()
+	_, err = New(ctx, nil, "/app/")
+	assert.ErrorIs(t, err, ErrNilClient)
+	_, err = New(ctx, client, "")
+	assert.ErrorIs(t, err, ErrEmptyPrefix)
+	_, err = Join(ctx, nil, "/fleet/", "a", time.Second)
+	assert.ErrorIs(t, err, ErrNilClient)
+	_, err = Join(ctx, client, "", "a", time.Second)
+	assert.ErrorIs(t, err, ErrEmptyPrefix)
+	_, err = Join(ctx, client, "/fleet/", "a/b", time.Second)
+	assert.ErrorIs(t, err, ErrBadID)
+	_, err = NewSignals(ctx, nil, nil, 2)
+	assert.ErrorIs(t, err, ErrNilArgument)
+	assert.ErrorContains(t, err, "member")
+	_, err = NewSignals(ctx, &Member{}, nil, 2)
+	assert.ErrorIs(t, err, ErrNilArgument)
+	assert.ErrorContains(t, err, "breaker registry")
+	_, err = WatchInstances(ctx, nil, "/fleet/", func(map[string]string) {})
+	assert.ErrorIs(t, err, ErrNilClient)
+	_, err = WatchInstances(ctx, client, "", func(map[string]string) {})
+	assert.ErrorIs(t, err, ErrEmptyPrefix)
+	_, err = WatchInstances(ctx, client, "/fleet/", nil)
+	assert.ErrorIs(t, err, ErrNilArgument)
+}

@@ -2,91 +2,33 @@ package hystrixredis
 
 import (
 	"context"
-	_ "embed"
-	"errors"
-	"fmt"
 	"log/slog"
 	"math"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/ratelimit"
 )
 
-// Config is a global limit and this instance's part in it.
-type Config struct {
-	// Key is the Redis key of the limit, shared by every instance (a hash of their demands).
-	Key string
-	// Instance names this instance among those of the limit; unique to it.
-	Instance string
-	// Rate is the limit of the whole fleet, in permits per second.
-	Rate float64
-	// Burst is the most permits the instance grants at once after a quiet spell (default
-	// 1: none kept between calls; see ratelimit.Rate).
-	Burst int
-	// LeasePeriod is how often the instance renews its share (default 1 s): one script
-	// call to Redis per period.
-	LeasePeriod time.Duration
-	// LeaseTTL is how long a share holds without a renewal (default 3 lease periods):
-	// while Redis is unreachable the instance keeps its share this long.
-	LeaseTTL time.Duration
-	// Fallback is the instance's share, in permits per second, once its lease has expired
-	// without a renewal (Redis unreachable): typically Rate divided by the instances
-	// expected, so that the fleet stays near Rate.
-	Fallback float64
-}
-
-func (c *Config) validate() error {
-	if c.LeasePeriod == 0 {
-		c.LeasePeriod = time.Second
-	}
-	if c.LeaseTTL == 0 {
-		c.LeaseTTL = 3 * c.LeasePeriod
-	}
-	if c.Burst == 0 {
-		c.Burst = 1
-	}
-	switch {
-	case c.Key == "" || c.Instance == "":
-		return errors.New("hystrixredis: Key and Instance must be set")
-	case !(c.Rate > 0) || math.IsInf(c.Rate, 0):
-		return fmt.Errorf("hystrixredis: Rate must be above 0 and finite, got %v", c.Rate)
-	case !(c.Fallback >= 0) || c.Fallback > c.Rate:
-		return fmt.Errorf("hystrixredis: Fallback must be between 0 and Rate (%v), got %v", c.Rate, c.Fallback)
-	case c.Burst < 1:
-		return fmt.Errorf("hystrixredis: Burst must be at least 1, got %d", c.Burst)
-	case c.LeasePeriod < 10*time.Millisecond:
-		return fmt.Errorf("hystrixredis: LeasePeriod must be at least 10ms, got %v", c.LeasePeriod)
-	case c.LeaseTTL < c.LeasePeriod:
-		return fmt.Errorf("hystrixredis: LeaseTTL %v is shorter than LeasePeriod %v", c.LeaseTTL, c.LeasePeriod)
-	}
-	return nil
-}
-
-// renewScript records the instance's demand (permits per second wanted) with an expiry,
-// drops the entries of instances that stopped renewing and returns the instance's share
-// of the rate, proportional to its demand among the live ones, with their count: one
-// atomic call, no read-modify-write between instances.
-//
-//go:embed renew.lua
-var renewSource string
-
-var renewScript = redis.NewScript(renewSource)
-
 // Limiter is a ratelimit.Limiter for one instance's share of a fleet-wide rate (see the
-// package doc). Reserve and Cancel read only local memory; a goroutine renews the share.
+// package doc). Reserve and Cancel read only local memory and the clock; a goroutine
+// renews the share.
 type Limiter struct {
 	cfg    Config
 	client redis.UniversalClient
+	clk    clock.Clock
+	origin time.Time // of clk: expires counts from it
 	local  gcra
 
 	asked   atomic.Int64 // Reserve calls since the last renewal: the demand
 	share   atomic.Uint64
-	leased  atomic.Bool // the share is a lease (not the fallback)
+	leased  atomic.Bool  // the share is a lease (not the fallback)
+	expires atomic.Int64 // when the lease ends, ns after origin on clk
+	mu      sync.Mutex   // orders a lease against its expiry (lease, expire)
 	renewed atomic.Int64
 
 	cancel context.CancelFunc
@@ -94,13 +36,21 @@ type Limiter struct {
 }
 
 // NewLimiter starts the instance's part in the limit of cfg: until its first renewal
-// (at once, in the background) it grants the fallback share. Close stops it; the client
-// stays the caller's.
+// (at once, in the background) it grants the fallback share. It refuses a nil client
+// (ErrNilClient) and a Config that cannot work. Close stops it; the client stays the
+// caller's.
 func NewLimiter(client redis.UniversalClient, cfg Config) (*Limiter, error) {
+	return newLimiter(client, cfg, clock.System())
+}
+
+func newLimiter(client redis.UniversalClient, cfg Config, clk clock.Clock) (*Limiter, error) {
+	if isNil(client) {
+		return nil, ErrNilClient
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	l := &Limiter{cfg: cfg, client: client}
+	l := &Limiter{cfg: cfg, client: client, clk: clk, origin: clk.Now()}
 	l.local.burst = int64(cfg.Burst)
 	l.setShare(cfg.Fallback)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -110,9 +60,11 @@ func NewLimiter(client redis.UniversalClient, cfg Config) (*Limiter, error) {
 }
 
 // Reserve asks for one permit of the instance's share (ratelimit.Limiter); it never
-// waits for Redis.
+// waits for Redis. Past the lease's end it grants the fallback share, whatever the
+// renewal under way.
 func (l *Limiter) Reserve(now, maxWait time.Duration) (time.Duration, bool) {
 	l.asked.Add(1)
+	l.expireIfDue()
 	return l.local.reserve(int64(now), int64(maxWait))
 }
 
@@ -122,13 +74,14 @@ func (l *Limiter) Cancel(time.Duration) { l.local.cancel() }
 // Share returns the instance's share now, in permits per second, and whether it is
 // leased (false: the fallback).
 func (l *Limiter) Share() (float64, bool) {
+	l.expireIfDue()
 	return math.Float64frombits(l.share.Load()), l.leased.Load()
 }
 
 // Renewals returns how many renewals succeeded.
 func (l *Limiter) Renewals() int64 { return l.renewed.Load() }
 
-// Close stops renewing. It is idempotent.
+// Close stops renewing and waits for the renewal under way. It is idempotent.
 func (l *Limiter) Close() error {
 	l.cancel()
 	l.wg.Wait()
@@ -140,139 +93,48 @@ func (l *Limiter) setShare(perSecond float64) {
 	l.local.setRate(perSecond)
 }
 
-// run renews the share every lease period; when renewals fail for longer than the lease
-// TTL it falls back to the fallback share until one succeeds.
-func (l *Limiter) run(ctx context.Context) {
-	t := time.NewTicker(l.cfg.LeasePeriod)
-	defer t.Stop()
-	last := time.Now()
-	expires := time.Time{} // the fallback holds until the first renewal
-	failing := false
-	seen := 0 // instances live at the last renewal
-	for {
-		start := time.Now()
-		demand := float64(l.asked.Swap(0)) / max(start.Sub(last).Seconds(), 1e-3)
-		last = start
-		share, live, err := l.renew(ctx, demand)
-		switch {
-		case err == nil:
-			if live < seen {
-				// Fewer instances than last time: the others have not renewed yet (Redis
-				// restarted empty), or one died. Growing now could hand out the budget twice;
-				// the next renewal, with the count settled, grows.
-				share = min(share, math.Float64frombits(l.share.Load()))
-			}
-			seen = live
-			l.setShare(share)
-			l.leased.Store(true)
-			l.renewed.Add(1)
-			expires = start.Add(l.cfg.LeaseTTL)
-			if failing {
-				slog.Info("hystrixredis: share renewed again", "key", l.cfg.Key, "instance", l.cfg.Instance, "share", share)
-				failing = false
-			}
-		case ctx.Err() != nil:
-			return
-		default:
-			if !failing {
-				slog.Warn("hystrixredis: renewing the share failed; keeping it until the lease expires",
-					"key", l.cfg.Key, "instance", l.cfg.Instance, "error", err)
-				failing = true
-			}
-			if l.leased.Load() && !time.Now().Before(expires) {
-				l.setShare(l.cfg.Fallback)
-				l.leased.Store(false)
-				slog.Warn("hystrixredis: lease expired, using the fallback share", "key", l.cfg.Key,
-					"instance", l.cfg.Instance, "share", l.cfg.Fallback)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+// now returns the time on the limiter's clock, in ns after origin.
+func (l *Limiter) now() int64 { return int64(l.clk.Since(l.origin)) }
+
+// left returns how long the lease holds still, 0 if it is not held.
+func (l *Limiter) left() time.Duration {
+	if !l.leased.Load() {
+		return 0
 	}
+	return time.Duration(max(0, l.expires.Load()-l.now()))
 }
 
-// renew runs the renewal script once, within half a lease period, and returns the share
-// and how many instances are live.
-func (l *Limiter) renew(ctx context.Context, demand float64) (share float64, live int, err error) {
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.LeasePeriod/2)
-	defer cancel()
-	// The demand floor gives an idle instance a small share, so its first calls are not
-	// all refused until its next renewal.
-	res, err := renewScript.Run(ctx, l.client, []string{l.cfg.Key}, l.cfg.Instance,
-		strconv.FormatFloat(max(demand, 1), 'f', 3, 64), l.cfg.LeaseTTL.Milliseconds(),
-		strconv.FormatFloat(l.cfg.Rate, 'f', 3, 64)).Slice()
-	if err != nil {
-		return 0, 0, err
+// lease makes share the instance's share until LeaseTTL after sent, when the renewal
+// that leased it was sent; it reports false, changing nothing, when that time is past.
+func (l *Limiter) lease(share float64, sent time.Time) bool {
+	end := int64(sent.Add(l.cfg.LeaseTTL).Sub(l.origin))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.now() >= end {
+		return false
 	}
-	if len(res) != 2 {
-		return 0, 0, fmt.Errorf("hystrixredis: renewal answered %v", res)
-	}
-	text, _ := res[0].(string)
-	n, _ := res[1].(int64)
-	share, err = strconv.ParseFloat(text, 64)
-	return share, int(n), err
+	l.expires.Store(end)
+	l.setShare(share)
+	l.leased.Store(true)
+	return true
 }
 
-// gcra is the local admission: a token bucket written as GCRA whose rate changes with
-// the share (ratelimit.Bucket's rate is fixed). Its state is the theoretical arrival
-// time of the next permit, moved by compare-and-swap.
-type gcra struct {
-	tat      atomic.Int64 // ns on the caller's clock
-	interval atomic.Int64 // ns between two permits; never 0
-	rescale  atomic.Bool  // the interval shrank: tat's debt was run up in the old one (setRate)
-	burst    int64
-}
-
-// refuseAll is the interval of a share of 0: no permit at all.
-const refuseAll = int64(time.Hour)
-
-func (g *gcra) setRate(perSecond float64) {
-	iv := refuseAll
-	if perSecond > 0 {
-		iv = max(1, min(refuseAll-1, int64(float64(time.Second)/perSecond)))
+// expireIfDue falls back to the fallback share once the lease has ended: two atomic
+// loads and a clock reading while it holds.
+func (l *Limiter) expireIfDue() {
+	if !l.leased.Load() || l.now() < l.expires.Load() {
+		return
 	}
-	if old := g.interval.Swap(iv); iv < old {
-		g.rescale.Store(true)
+	l.mu.Lock()
+	expired := l.leased.Load() && l.now() >= l.expires.Load() // not leased again meanwhile
+	if expired {
+		l.setShare(l.cfg.Fallback)
+		l.leased.Store(false)
 	}
-}
-
-func (g *gcra) reserve(now, maxWait int64) (time.Duration, bool) {
-	iv := g.interval.Load()
-	if iv == refuseAll {
-		return time.Duration(refuseAll), false
-	}
-	if g.rescale.Load() && g.rescale.CompareAndSwap(true, false) {
-		// The share went up: the debt was run up in the old, longer interval. Keep what the
-		// new one allows at most (a burst and the longest wait), or a small first share
-		// would hold the instance back for many seconds. Once per change: callers' clock
-		// readings reach the bucket out of order, and a late one must not lower tat.
-		g.clamp(now + g.burst*iv + maxWait)
-	}
-	for {
-		tat := g.tat.Load()
-		next := max(tat, now) + iv
-		wait := max(0, next-g.burst*iv-now)
-		if wait > maxWait {
-			return time.Duration(wait), false
-		}
-		if g.tat.CompareAndSwap(tat, next) {
-			return time.Duration(wait), true
-		}
-	}
-}
-
-func (g *gcra) cancel() { g.tat.Add(-g.interval.Load()) }
-
-// clamp lowers tat to hi if it is later.
-func (g *gcra) clamp(hi int64) {
-	for {
-		tat := g.tat.Load()
-		if tat <= hi || g.tat.CompareAndSwap(tat, hi) {
-			return
-		}
+	l.mu.Unlock()
+	if expired {
+		slog.Warn("hystrixredis: lease expired, using the fallback share", "key", l.cfg.Key,
+			"instance", l.cfg.Instance, "share", l.cfg.Fallback)
 	}
 }
 

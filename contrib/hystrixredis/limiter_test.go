@@ -24,7 +24,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Key: "k", Instance: "a"}, "Rate must be above 0"},
 		{Config{Key: "k", Instance: "a", Rate: 10, Fallback: 11}, "Fallback must be between 0 and Rate"},
 		{Config{Key: "k", Instance: "a", Rate: 10, LeasePeriod: time.Millisecond}, "LeasePeriod must be at least 10ms"},
-		{Config{Key: "k", Instance: "a", Rate: 10, LeasePeriod: time.Second, LeaseTTL: time.Millisecond * 500}, "shorter than LeasePeriod"},
+		{Config{Key: "k", Instance: "a", Rate: 10, LeasePeriod: time.Second, LeaseTTL: 1499 * time.Millisecond}, "shorter than 1.5 x LeasePeriod"},
 		{Config{Key: "k", Instance: "a", Rate: 10, Burst: -1}, "Burst must be at least 1"},
 	} {
 		_, err := NewLimiter(c, tc.cfg)

@@ -12,7 +12,8 @@ import (
 // base.Key + group. base gives the instance, the lease period and TTL and the local
 // burst (base.Rate and base.Fallback are ignored); each instance grants fallbackShare of
 // the rate once its lease has expired without Redis (e.g. 1.0/3 for three instances).
-// The runtime closes the limiters with itself.
+// The maker refuses what NewLimiter refuses (a nil client: ErrNilClient). The runtime
+// closes the limiters with itself.
 func Limiters(client redis.UniversalClient, base Config, fallbackShare float64) func(group string, r ratelimit.Rate) (ratelimit.Limiter, error) {
 	return func(group string, r ratelimit.Rate) (ratelimit.Limiter, error) {
 		cfg := base
