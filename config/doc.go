@@ -3,13 +3,14 @@
 // cheap to read on the hot path.
 //
 // Main types: Store (resolves and caches properties per key; Default is process-wide,
-// NewStore makes a fresh one, NewDefaultStore one over Default's sources, now and later), CommandProperties / ThreadPoolProperties /
-// CollapserProperties (one *Property per Hystrix property), Property[T] (Get is one
-// atomic load), Key[O, T] (the typed name of a property: ExecutionTimeout,
-// ThreadPoolCoreSize, ...), Values[O] (values set in code for a key of scope O, by short
-// name: Overrides for a command, ThreadPoolOverrides, CollapserOverrides; Set builds them
-// from Keys, and one scope's do not compile where another's go), Source with MemorySource, EnvSource and FileSource (the etcd source
-// is in the module contrib/hystrixetcd), PropertyError and RefusedError.
+// NewStore makes a fresh one, NewDefaultStore one over Default's sources, now and later),
+// CommandProperties / ThreadPoolProperties / CollapserProperties (one *Property per
+// Hystrix property), Property[T] (Get is one atomic load), Key[O, T] (the typed name of a
+// property: ExecutionTimeout, ThreadPoolCoreSize, ...), Values[O] (values set in code for
+// a key of scope O, by short name: Overrides for a command, ThreadPoolOverrides,
+// CollapserOverrides; Set builds them from Keys, and one scope's do not compile where
+// another's go), Source with MemorySource, EnvSource and FileSource (the etcd source is in
+// the module contrib/hystrixetcd), PropertyError and RefusedError.
 //
 // Values set in code, typed or as strings, and values set at run time in a dynamic
 // source, for one key or at the default level:
@@ -46,11 +47,11 @@
 // hystrix.<scope>.default.X: every key of the scope), checks each value, keeps the
 // previous one for a bad value (a PropertyError, logged with slog and passed to the
 // OnError callbacks) and warns once for a changed name meant to be a property that names
-// none. A change thus costs what it touches, not what the Store holds. A source that
-// does not say which names changed (a Source without NameSubscriber) makes the Store
-// re-resolve every key and check every name. The refused entries travel back: onChange returns
-// every entry refused now, and the source's change call (MemorySource.Set,
-// FileSource.Reload) returns those of its own as a *RefusedError.
+// none. A change thus costs what it touches, not what the Store holds. A source that does
+// not say which names changed (a Source without NameSubscriber) makes the Store re-resolve
+// every key and check every name. The refused entries travel back: onChange returns every
+// entry refused now, and the source's change call (MemorySource.Set, FileSource.Reload)
+// returns those of its own as a *RefusedError.
 //
 // Nothing is refused in silence, and a Store fails fast when asked: a refused entry is
 // logged once, passed to OnError and returned by the change call that brought it;
