@@ -41,6 +41,8 @@
 //	dashboard    /hystrix.stream and a dashboard page, standard library only
 //	hystrixtest  your tests: a Runtime on a fake clock, scripted dependencies, a recorder
 //	metrics      the counts and latencies behind the breaker and the dashboard
+//	adaptive     criticality levels (command.WithCriticality) and the ADAPTIVE limits
+//	ratelimit    the rate limiter's Limiter interface, for a limiter of your own
 //	breaker, isolation, hooks, clock, observable, budget
 //	             the parts a Runtime assembles; hooks holds the execution hook and the
 //	             event notifier for your own plugins; budget caps retries (retry.*,
@@ -49,13 +51,9 @@
 // Integrations with dependencies of their own are modules of their own, so that users of
 // the core link none of them: contrib/hystrixgrpc (gRPC interceptors), contrib/hystrixprom
 // (Prometheus), contrib/hystrixotel (OpenTelemetry), contrib/hystrixetcd (properties from
-// etcd).
+// etcd, fleet membership), contrib/hystrixredis (a fleet-wide rate limit).
 //
-// # Before you ship
-//
-// The README's "Before you ship" lists what the defaults and a happy-path test hide:
-// THREAD isolation runs 10 calls at a time per group with no queue; under SEMAPHORE
-// isolation the caller gets a timeout only when run returns, so run must honour ctx;
-// metrics move when a bucket closes, so counts read right after calls are 0; the first
-// Setter of a key decides; tests want a Runtime of their own (hystrixtest.New).
+// The repository's README is the guide, with "Before you ship": what the defaults and a
+// happy-path test hide. Its docs/ directory has a page per topic (configuration, errors,
+// streams, HTTP and gRPC, retries, dashboard, Prometheus, ...).
 package rxhystrix

@@ -15,8 +15,8 @@ import (
 
 // TestDefaultRuntime: a collapser whose Setter names no Runtime batches on the system
 // clock, reads its properties from config.Default (dynamic ones too) and counts into
-// metrics.Default, as the README's snippet does. The key is unique to the run: the
-// default registries outlive every test.
+// metrics.Default, as the snippet of docs/collapsing.md does. The key is unique to the
+// run: the default registries outlive every test.
 func TestDefaultRuntime(t *testing.T) {
 	key := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())
 	prop := "hystrix.collapser." + key + ".maxRequestsInBatch"

@@ -9,7 +9,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// attempt is one try of the stages inside the execution-level ones (see doc.go): its
+// attempt is one try of the stages inside the execution-level ones (see DESIGN.md): its
 // clock, the timeout's race, its run context, its events and its latency. An execution's
 // first attempt is part of it; a stage that runs the rest of the chain again (a retry, a
 // hedge) makes another with execution.newAttempt.

@@ -7,7 +7,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 )
 
-// stage is one named link of a command key's chain (see "Writing a stage" in doc.go): a
+// stage is one named link of a command key's chain (see "Writing a stage" in DESIGN.md): a
 // step or a wrapper. Stages are values shared by every execution of the key: what an
 // execution owns lives in its execution, what one try owns in its attempt.
 type stage any
@@ -123,8 +123,9 @@ type shape struct {
 }
 
 // layout is every stage in its place, outermost first: the one place where stages are
-// put in order (doc.go draws it). A new stage is one line here. A runtime assembles its
-// keys' chains from its copy (Runtime.layout), which only this package's tests change.
+// put in order (docs/commands-and-chain.md draws it; chain_doc_test.go holds the drawing
+// to it). A new stage is one line here. A runtime assembles its keys' chains from its copy
+// (Runtime.layout), which only this package's tests change.
 var layout = [...]stage{
 	requestCache{},
 	terminal{},

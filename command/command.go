@@ -83,12 +83,14 @@ func (c *Command[T]) Execute(ctx context.Context) (T, error) {
 	return c.outcome(c.drive())
 }
 
-// Queue starts the command and returns the future of its outcome (Hystrix's queue()).
-// Under SEMAPHORE isolation the command runs before Queue returns and the future is
-// complete; under THREAD isolation it is queued on the pool. A failure known before
-// Queue returns that is not an execution error (a short circuit, a rejection or a bad
-// request without a fallback that recovers it) is also Queue's error, as Hystrix's
-// queue() throws it; execution errors (COMMAND_EXCEPTION, TIMEOUT) come from Get. A
+// Queue runs the command before it returns under SEMAPHORE (or ADAPTIVE) isolation, on
+// the caller's goroutine, as Hystrix's queue() does, and returns the future of its
+// outcome, then complete. Under THREAD isolation it returns once the pool took the run,
+// and for a key whose chain waits (a retry's backoff, hedges, a rate-limit wait, an
+// adaptive queue) once the first wait begins. A failure known before Queue returns that
+// is not an execution error (a short circuit, a rejection or a bad request without a
+// fallback that recovers it) is also Queue's error, as Hystrix's queue() throws it;
+// execution errors (COMMAND_EXCEPTION, TIMEOUT) come from Get. A
 // command already executed gets a future of the BAD_REQUEST_EXCEPTION, and that error.
 //
 // Future.Cancel gives the command up: it ends CANCELLED, and the run's context is
@@ -118,10 +120,11 @@ func queueThrows(err error) bool {
 	return errors.As(err, &re) && re.Type != CommandException && re.Type != Timeout
 }
 
-// Observe starts the command at once, with the caller's context (request cache, request
-// log and context values work), and returns a hot observable that replays its outcome
-// to every subscriber, early or late. Under SEMAPHORE isolation the command runs during
-// the call, on the caller's goroutine, as in Hystrix. The command is cancelled when ctx
+// Observe runs the command before it returns under SEMAPHORE (or ADAPTIVE) isolation, on
+// the caller's goroutine, as Hystrix's observe() does, and returns a hot observable that
+// replays its outcome to every subscriber, early or late. Under THREAD isolation, and for
+// a key whose chain waits, it returns as Queue does. The command starts with the caller's
+// context (request cache, request log and context values work) and is cancelled when ctx
 // ends before its outcome, not when subscribers leave. Calling Observe again returns the
 // same observable; after another door executed the command, Observe returns an observable
 // of the BAD_REQUEST_EXCEPTION.

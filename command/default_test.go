@@ -34,9 +34,10 @@ func setDefault(t *testing.T, key, name, value string) {
 }
 
 // TestDefaultRuntimeIsTheDefaultRegistries: a command whose Setter names no Runtime runs
-// on command.Default, which is built on the process-wide registries the README's snippets
-// use, on the system clock: its outcomes reach metrics.Default, a property set on
-// config.Default reaches its breaker in breaker.Default, and hooks.Default sees it.
+// on command.Default, which is built on the process-wide registries the snippets of the
+// README and docs/ use, on the system clock: its outcomes reach metrics.Default, a
+// property set on config.Default reaches its breaker in breaker.Default, and hooks.Default
+// sees it.
 func TestDefaultRuntimeIsTheDefaultRegistries(t *testing.T) {
 	rt := command.Default()
 	assert.Same(t, rt, command.Default())

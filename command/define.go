@@ -14,8 +14,9 @@ import (
 
 // Kind is a command key defined once, with its Setter checked: New makes its commands
 // without looking the key up again, and Execute runs executions of the key on Commands it
-// reuses (kind_execute.go). Get one from Define; the zero Kind is not usable. A Kind is
-// safe for concurrent use.
+// reuses (kind_execute.go). The commands New makes have Command's doors: under SEMAPHORE
+// isolation Queue and Observe, like Execute, run the command before they return. Get a
+// Kind from Define; the zero Kind is not usable. A Kind is safe for concurrent use.
 type Kind[T any] struct {
 	ks       *keyState
 	fallback func(ctx context.Context, err error) (T, error) // WithFallback's

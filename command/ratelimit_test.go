@@ -13,7 +13,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// tokenBucket is a rate limiter written the way doc.go's "Writing a stage" says (a step),
+// tokenBucket is a rate limiter written the way DESIGN.md's "Writing a stage" says (a step),
 // kept in a test to show that a new stage is its own file and one line of layout
 // (withStage here), with no change to any other stage. A shipped limiter would declare its own event type
 // and failure type and read its rate from the key's properties; this one refuses the way

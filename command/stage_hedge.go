@@ -14,7 +14,7 @@ import (
 // at once, then, while no attempt has answered, another after each delay
 // (hedge.delayInMilliseconds, or the key's rolling run-latency percentile
 // hedge.delayPercentile once it has hedgeMinSamples), up to hedge.maxHedges more: a
-// wrapper just inside the retry (doc.go says why). Each hedge is taken from the key's
+// wrapper just inside the retry (DESIGN.md says why). Each hedge is taken from the key's
 // budget (BUDGET_EXHAUSTED: no more hedges), is an attempt of its own (HEDGE), asks the
 // breaker, takes its own permit and is counted and told to the breaker on its own.
 //

@@ -12,7 +12,7 @@ import (
 
 // retry runs the rest of the chain again, with a fresh attempt, while an attempt FAILED
 // (or timed out, with retry.onTimeout), up to retry.maxAttempts in all: a wrapper, in
-// the layout between the fallback and the breaker's gate (doc.go says why). Before each
+// the layout between the fallback and the breaker's gate (DESIGN.md says why). Before each
 // retry it takes an extra attempt from the key's budget (BUDGET_EXHAUSTED: no retry) and
 // waits its backoff on the runtime's clock (exponential with full jitter, or the wait the
 // dependency asked for: RetryAfter), and stops when the caller leaves meanwhile

@@ -25,7 +25,7 @@ func withStage(t *testing.T, rt *Runtime, after stage, s stage) {
 
 // retrying is a test stage that runs the rest of the chain again, with a fresh attempt,
 // while the attempt failed or timed out, up to attempts in all: the shape a retry or a
-// hedge takes (doc.go, "Writing a stage").
+// hedge takes (DESIGN.md, "Writing a stage").
 type retrying struct{ attempts int }
 
 func (r retrying) run(x *execution, a *attempt, next next) verdict {

@@ -119,7 +119,9 @@ func (s *Stream[T]) ToObservable() rxgo.Observable {
 }
 
 // Observe starts the stream command at once, with the caller's context, and returns a hot
-// observable replaying all its values and its terminal to every subscriber. The command is
+// observable replaying all its values and its terminal to every subscriber. Unlike a
+// Command's Observe it returns before the outcome: the stream runs on a goroutine of its
+// own. The command is
 // cancelled when ctx ends, not when subscribers leave. Calling Observe again returns the
 // same observable; after another door executed the command, Observe returns an observable
 // of the BAD_REQUEST_EXCEPTION.

@@ -16,7 +16,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/isolation"
 )
 
-// TestErrorTaxonomy holds the README's table of errors to the code: for each way a
+// TestErrorTaxonomy holds the table of errors of docs/errors.md to the code: for each way a
 // command can fail, the error the caller gets and what errors.Is and errors.As find in it.
 func TestErrorTaxonomy(t *testing.T) {
 	clk := clock.NewFake(time.Unix(1_000_000, 0))

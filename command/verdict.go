@@ -7,7 +7,9 @@ import (
 
 // verdict is what happened to an execution, or to one attempt of it, as the stages hand it
 // outward: its kind, its cause and, for a refusal, which one. A stage returns its verdict;
-// nothing about an outcome is left in a field for another stage to find.
+// the few facts kept in the execution's fields (why the primary path failed, failedErr;
+// the attempt whose outcome the command reports, last; the caller's error, err) are
+// written by the stage each field names and read by the accessors and the terminal.
 type verdict struct {
 	kind kind
 	// cause is why: for a primary verdict the error behind it (the run's error,

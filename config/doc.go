@@ -3,13 +3,14 @@
 // cheap to read on the hot path.
 //
 // Main types: Store (resolves and caches properties per key; Default is process-wide,
-// NewStore makes a fresh one, NewDefaultStore one over Default's sources, now and later), CommandProperties / ThreadPoolProperties /
-// CollapserProperties (one *Property per Hystrix property), Property[T] (Get is one
-// atomic load), Key[O, T] (the typed name of a property: ExecutionTimeout,
-// ThreadPoolCoreSize, ...), Values[O] (values set in code for a key of scope O, by short
-// name: Overrides for a command, ThreadPoolOverrides, CollapserOverrides; Set builds them
-// from Keys, and one scope's do not compile where another's go), Source with MemorySource, EnvSource and FileSource (the etcd source
-// is in the module contrib/hystrixetcd), PropertyError and RefusedError.
+// NewStore makes a fresh one, NewDefaultStore one over Default's sources, now and later),
+// CommandProperties / ThreadPoolProperties / CollapserProperties (one *Property per
+// Hystrix property), Property[T] (Get is one atomic load), Key[O, T] (the typed name of a
+// property: ExecutionTimeout, ThreadPoolCoreSize, ...), Values[O] (values set in code for
+// a key of scope O, by short name: Overrides for a command, ThreadPoolOverrides,
+// CollapserOverrides; Set builds them from Keys, and one scope's do not compile where
+// another's go), Source with MemorySource, EnvSource and FileSource (the etcd source is in
+// the module contrib/hystrixetcd), PropertyError and RefusedError.
 //
 // Values set in code, typed or as strings, and values set at run time in a dynamic
 // source, for one key or at the default level:
@@ -41,26 +42,16 @@
 // then those added with Store.AddSource in the order added. Default is over
 // DefaultSource, then the environment, then what is added (a file, etcd).
 //
-// How a value flows from a source to Property.Get:
-//
-//	MemorySource.Set / FileSource (fsnotify: edit, rename, symlink swap) / etcd watch
-//	      | onChange(names that changed) (synchronous, no source lock held)
-//	      v
-//	Store.changed (Store lock) -- for every key the names concern (hystrix.<scope>.<KEY>.X:
-//	      |   that key; hystrix.<scope>.default.X: every key of the scope), every property:
-//	      |   resolve raw by precedence -> parse -> range check -> cross-property checks
-//	      |   bad value: keep previous, PropertyError -> slog.Warn + OnError callbacks
-//	      |   every changed name meant to be a property but naming none: warn once
-//	      v
-//	Property.v.Store(&newValue)       (only when the value changed)
-//	      v
-//	Property.Get() == *v.Load()       (hot path: one atomic load, no alloc)
-//
-// A change thus costs what it touches, not what the Store holds. A source that does not
-// say which names changed (a Source without NameSubscriber) makes the Store re-resolve
-// every key and check every name. The refused entries travel back: onChange returns
-// every entry refused now, and the source's change call (MemorySource.Set,
-// FileSource.Reload) returns those of its own as a *RefusedError.
+// A change from a source is applied synchronously (config/DESIGN.md draws the path): the
+// Store re-resolves the keys the changed names concern (hystrix.<scope>.<KEY>.X: that key;
+// hystrix.<scope>.default.X: every key of the scope), checks each value, keeps the
+// previous one for a bad value (a PropertyError, logged with slog and passed to the
+// OnError callbacks) and warns once for a changed name meant to be a property that names
+// none. A change thus costs what it touches, not what the Store holds. A source that does
+// not say which names changed (a Source without NameSubscriber) makes the Store re-resolve
+// every key and check every name. The refused entries travel back: onChange returns every
+// entry refused now, and the source's change call (MemorySource.Set, FileSource.Reload)
+// returns those of its own as a *RefusedError.
 //
 // Nothing is refused in silence, and a Store fails fast when asked: a refused entry is
 // logged once, passed to OnError and returned by the change call that brought it;
@@ -79,14 +70,8 @@
 // can share them ("get-user" and "GET_USER"); a Store that holds both refuses the shared
 // variables for both and says so.
 //
-// A property is declared once, as its Key (name, built-in default, codec, range): the
-// scope tables, the Settings, the validation and the name hints come from the
-// declarations. Memory: what is the same for every key (short names, defaults, codecs,
-// range and cross-property rules) lives once in those tables; a key holds its owner
-// struct and its Properties, side by side per value type, each value pointing to a shared
-// variable when it is the built-in default or a bool or IsolationStrategy. Full names are
-// built on demand (Property.Name, Settings). A command key costs about 2.1 KB of heap
-// with its 62 properties, a thread-pool or collapser key about 0.6 KB (memory_test.go).
+// A command key costs about 2.1 KB of heap with its properties, a thread-pool or
+// collapser key about 0.6 KB (memory_test.go).
 //
 // Keys are held until forgotten: Store.ForgetCommand, ForgetThreadPool and
 // ForgetCollapser drop a key (for dynamic keys gone idle); the next Command etc. for it

@@ -14,7 +14,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// TestDefaultRegistries: the streams the README mounts with DefaultRegistries show what
+// TestDefaultRegistries: the streams docs/dashboard.md mounts with DefaultRegistries show what
 // the process-wide registries hold: a key's counts from metrics.Default, its breaker from
 // breaker.Default and its properties from config.Default, dynamic ones included. The key
 // is unique to the run: the default registries outlive every test.

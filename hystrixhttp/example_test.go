@@ -15,7 +15,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/internal/doctest"
 )
 
-// stock is the client example of the README.
+// stock is the client example of docs/http-and-grpc.md.
 func stock(rt *command.Runtime, inventoryURL string) {
 	client := &http.Client{Transport: &hystrixhttp.Transport{
 		Setter: command.Setter{Runtime: rt, GroupKey: "Inventory", Properties: config.Overrides{
@@ -70,7 +70,7 @@ func ExampleTransport_shortCircuited() {
 	// Output: true
 }
 
-// routes is the server example of the README.
+// routes is the server example of docs/http-and-grpc.md.
 func routes(rt *command.Runtime) *http.ServeMux {
 	api := &hystrixhttp.Middleware{Setter: command.Setter{Runtime: rt, Properties: config.Overrides{
 		"execution.isolation.semaphore.maxConcurrentRequests": "200",
@@ -115,10 +115,10 @@ func ExampleMiddleware_Wrap() {
 	// GET /users/{id}
 }
 
-// TestReadmeShowsTheExamples keeps the README's HTTP examples identical to the compiled
-// ones above.
-func TestReadmeShowsTheExamples(t *testing.T) {
-	doctest.AssertShows(t, "../README.md", "example_test.go", "func stock(", "func routes(")
+// TestDocsShowTheExamples keeps the HTTP examples of docs/http-and-grpc.md identical to
+// the compiled ones above.
+func TestDocsShowTheExamples(t *testing.T) {
+	doctest.AssertShows(t, "../docs/http-and-grpc.md", "example_test.go", "func stock(", "func routes(")
 }
 
 // StreamTransport runs a streamed (chunked) response as one command spanning its body,

@@ -33,8 +33,8 @@
 // descheduled across a boundary simply lands in the next bucket, and each of a key's
 // windows cuts the same counters at its own boundaries. There is no hand-off that can
 // overflow, nothing to drop and nothing to count as dropped. Stripes (twice GOMAXPROCS,
-// at most 16, each on its own two cache lines) keep parallel callers off each other's
-// lines. The histograms are the exception to monotonic: a cumulative histogram would need
+// at most 2 KB a key: 8 stripes of 256 B since the 29th event type, each on cache lines
+// of its own) keep parallel callers off each other's lines. The histograms are the exception to monotonic: a cumulative histogram would need
 // a copy of every bin at the last cut to take differences against, twice the memory, so
 // the roll empties each bin with one atomic Swap instead; a concurrent add lands before
 // the swap (this bucket) or after it (the next), never nowhere.

@@ -17,7 +17,7 @@ var ErrEmpty = errors.New("observable: completed without a value")
 type Canceler interface{ Cancel() }
 
 // Future is the pending outcome of some work: a value or an error, set once by its
-// producer with Complete and read by any number of goroutines with Get, Done and Result.
+// producer with Complete and read by any number of goroutines with Get, Done and Ready.
 //
 // The zero Future is pending and has no canceler (SetCanceler gives it one); it may be a
 // field of the producer's own struct (command.Command's serves Queue, Observe and

@@ -93,15 +93,15 @@ func TestE2EPrometheus(t *testing.T) {
 	t.Logf("CheckInventory's breaker seen open from %s to %s, closed at %s; event rates %v",
 		openAt[0], openAt[len(openAt)-1], last.at.Sub(began).Round(time.Second), seen)
 
-	for _, q := range readmeQueries(t) {
-		assert.NotEmpty(t, prom.query(t, q, ended.Add(-2*time.Second)), "README query %s", q)
+	for _, q := range boardQueries(t) {
+		assert.NotEmpty(t, prom.query(t, q, ended.Add(-2*time.Second)), "docs/prometheus.md query %s", q)
 	}
 
 	transitions := prom.query(t, `hystrix_circuit_breaker_transitions_total{command="CheckInventory",from="closed",to="open"}`, ended.Add(-2*time.Second))
 	require.Len(t, transitions, 1)
 	assert.GreaterOrEqual(t, transitions[0].value, 1.0)
 
-	// What the README promises the user of make demo: the table shows the breaker open and
+	// What docs/development.md promises the user of make demo: the table shows the breaker open and
 	// closed again within the first half minute.
 	opened, closedAt := tableBreaker(out.String(), "CheckInventory")
 	require.Positive(t, opened, "the table never showed CheckInventory OPEN:\n%s", out.String())
@@ -136,12 +136,12 @@ func tableBreaker(out, key string) (opened, closed time.Duration) {
 	return opened, 0
 }
 
-// readmeQueries returns the PromQL queries of the README's board (its promql block).
-func readmeQueries(t *testing.T) []string {
-	readme, err := os.ReadFile("../../README.md")
+// boardQueries returns the PromQL queries of docs/prometheus.md's board (its promql block).
+func boardQueries(t *testing.T) []string {
+	page, err := os.ReadFile("../../docs/prometheus.md")
 	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(readme), "```promql\n")
-	require.True(t, ok, "no promql block in the README")
+	_, block, ok := strings.Cut(string(page), "```promql\n")
+	require.True(t, ok, "no promql block in docs/prometheus.md")
 	block, _, _ = strings.Cut(block, "```")
 	var queries []string
 	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {

@@ -1,5 +1,5 @@
 // Command rxhystrix-soak puts the library under mixed load for a while and fails if
-// anything leaks, hangs, crashes or miscounts (make soak; README, Development).
+// anything leaks, hangs, crashes or miscounts (make soak; docs/development.md).
 //
 //	go run ./cmd/rxhystrix-soak -duration 10m
 //

@@ -37,7 +37,7 @@
 //	}
 //	defer remove()
 //
-// The README's watchEtcd is the same as a complete function.
+// The watchEtcd of docs/configuration.md is the same as a complete function.
 //
 // # Deadlines, callbacks, bad input
 //

@@ -33,7 +33,7 @@ func serveHealth(srv *grpc.Server) string {
 	return ln.Addr().String()
 }
 
-// check is the client example of the README.
+// check is the client example of docs/http-and-grpc.md.
 func check(rt *command.Runtime, addr string) {
 	c := &hystrixgrpc.Client{Setter: command.Setter{Runtime: rt, GroupKey: "Inventory",
 		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300"}}}
@@ -87,7 +87,7 @@ func ExampleClient_shortCircuited() {
 	// Output: Unavailable true
 }
 
-// newServer is the server example of the README.
+// newServer is the server example of docs/http-and-grpc.md.
 func newServer(rt *command.Runtime) *grpc.Server {
 	s := &hystrixgrpc.Server{Setter: command.Setter{Runtime: rt, Properties: config.Overrides{
 		"execution.isolation.semaphore.maxConcurrentRequests": "100",
@@ -117,8 +117,8 @@ func ExampleServer() {
 	// /grpc.health.v1.Health/Check
 }
 
-// TestReadmeShowsTheExamples keeps the README's gRPC examples identical to the compiled
-// ones above.
-func TestReadmeShowsTheExamples(t *testing.T) {
-	doctest.AssertShows(t, "../../README.md", "example_test.go", "func check(", "func newServer(")
+// TestDocsShowTheExamples keeps the gRPC examples of docs/http-and-grpc.md identical to
+// the compiled ones above.
+func TestDocsShowTheExamples(t *testing.T) {
+	doctest.AssertShows(t, "../../docs/http-and-grpc.md", "example_test.go", "func check(", "func newServer(")
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // instrument traces the executions of rt that run in sampled traces and publishes its
-// metrics through OpenTelemetry (the README's OpenTelemetry section); pass
+// metrics through OpenTelemetry (docs/opentelemetry.md); pass
 // otel.GetTracerProvider() and otel.GetMeterProvider() to use the global ones.
 func instrument(rt *command.Runtime, tp trace.TracerProvider, mp metric.MeterProvider) (*hystrixotel.Metrics, error) {
 	// A span per execution in a sampled trace, a child of the caller's span; your own

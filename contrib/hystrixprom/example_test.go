@@ -18,7 +18,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/contrib/hystrixprom"
 )
 
-// Serve /metrics for a runtime (the README's Prometheus section).
+// Serve /metrics for a runtime (the README's mountMetrics).
 func Example() {
 	clk := clock.NewFake(time.Now())                 // so the example need not wait for the metrics' 100 ms bucket
 	rt := command.NewRuntime(command.WithClock(clk)) // or command.Default()

@@ -42,32 +42,48 @@ func Snippets(doc string) []Snippet {
 	return out
 }
 
-// AssertCompiles compiles every Go block of the Markdown file doc and reports each error
-// at its line in doc. A block is a Go file without its package clause, formatted as gofmt
-// would: its imports, then declarations, so a reader can copy it whole. A block without imports continues the
-// block before it: they are compiled as one file. Each block is compiled as a package of
-// its own in the module of the repository at root whose path is the longest prefix of one
-// of its imports (a contrib module for a block that imports it, else the module at root),
-// so its imports resolve as a user's would, with go build and an overlay: nothing is
-// written into the repository.
-func AssertCompiles(t testing.TB, doc, root string) {
+// AssertCompiles compiles every Go block of the Markdown files docs and reports each
+// error at its line in its document. A block is a Go file without its package clause,
+// formatted as gofmt would: its imports, then declarations, so a reader can copy it whole.
+// A block without imports continues the block before it in the same document: they are
+// compiled as one file. Each block is compiled as a package of its own in the module of
+// the repository at root whose path is the longest prefix of one of its imports (a contrib
+// module for a block that imports it, else the module at root), so its imports resolve as
+// a user's would, with go build and an overlay: nothing is written into the repository.
+// The blocks of every document are built together, one go build per module.
+func AssertCompiles(t testing.TB, root string, docs ...string) {
 	t.Helper()
-	text, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-		return
-	}
 	mods, err := modules(root)
 	if err != nil {
 		t.Fatal(err)
 		return
 	}
+	files := map[string][]string{} // module dir -> the files of its snippet packages
+	for _, doc := range docs {
+		if err := collect(t, doc, root, mods, files); err != nil {
+			t.Fatal(err)
+			return
+		}
+	}
+	for dir, pkgs := range files {
+		if out, err := build(t.TempDir(), dir, pkgs); err != nil {
+			t.Errorf("the Go blocks of %s do not compile (%v):\n%s", strings.Join(docs, ", "), err, out)
+		}
+	}
+}
+
+// collect adds the snippet files of the Markdown file doc to files, by module directory.
+func collect(t testing.TB, doc, root string, mods []module, files map[string][]string) error {
+	t.Helper()
+	text, err := os.ReadFile(doc)
+	if err != nil {
+		return err
+	}
 	name, err := filepath.Rel(root, doc)
 	if err != nil {
 		name = doc
 	}
-	files := map[string][]string{} // module dir -> the files of its snippet packages
-	var file string                // the file being built: a block and its continuations
+	var file string // the file being built: a block and its continuations
 	flush := func() {
 		if file == "" {
 			return
@@ -92,11 +108,7 @@ func AssertCompiles(t testing.TB, doc, root string) {
 		file = "package snippet\n\n" + code
 	}
 	flush()
-	for dir, pkgs := range files {
-		if out, err := build(t.TempDir(), dir, pkgs); err != nil {
-			t.Errorf("the Go blocks of %s do not compile (%v):\n%s", name, err, out)
-		}
-	}
+	return nil
 }
 
 // gofmted reports whether src is formatted as gofmt would.

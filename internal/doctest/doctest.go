@@ -1,6 +1,6 @@
 // Package doctest keeps the code a Markdown file shows compiling and true:
-// AssertCompiles compiles every Go block of the document (make test runs it on the
-// README), and AssertShows checks that the document shows functions of an example file,
+// AssertCompiles compiles every Go block of the documents (make test runs it on the
+// README and every page of docs/), and AssertShows checks that the document shows functions of an example file,
 // whose Example tests run, verbatim.
 package doctest
 

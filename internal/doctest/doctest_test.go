@@ -78,23 +78,30 @@ func TestAssertCompiles(t *testing.T) {
 
 	write("README.md", good)
 	r := &recorder{TB: t}
-	AssertCompiles(r, filepath.Join(root, "README.md"), root)
+	AssertCompiles(r, root, filepath.Join(root, "README.md"))
 	assert.False(t, r.failed, "every block compiles: %v", r.msgs)
 
 	write("README.md", good+"\n```go\nimport \"fmt\"\n\nfunc broken() { fmt.Println(fetchUser()) }\n```\n")
 	r = &recorder{TB: t}
-	AssertCompiles(r, filepath.Join(root, "README.md"), root)
+	AssertCompiles(r, root, filepath.Join(root, "README.md"))
 	require.True(t, r.failed, "an undefined name is caught")
 	assert.Contains(t, strings.Join(r.msgs, "\n"), "README.md:28:", "at its line in the document")
 	assert.Contains(t, strings.Join(r.msgs, "\n"), "undefined: fetchUser")
 
 	write("README.md", good+"\n```go\nimport \"fmt\"\n\nfunc unformatted() {  fmt.Println() }\n```\n")
 	r = &recorder{TB: t}
-	AssertCompiles(r, filepath.Join(root, "README.md"), root)
+	AssertCompiles(r, root, filepath.Join(root, "README.md"))
 	assert.Equal(t, []string{"README.md:26: the Go block is not formatted as gofmt would"}, r.msgs)
+
+	write("README.md", good)
+	write("docs/page.md", "```go\nfunc more() { fmt.Println(lib.Answer()) }\n```\n")
+	r = &recorder{TB: t}
+	AssertCompiles(r, root, filepath.Join(root, "README.md"), filepath.Join(root, "docs/page.md"))
+	require.True(t, r.failed, "a page does not continue the document before it")
+	assert.Contains(t, strings.Join(r.msgs, "\n"), "docs/page.md:2:", "at its line in its page")
 
 	write("README.md", "```go\nfunc alone() { fmt.Println() }\n```\n")
 	r = &recorder{TB: t}
-	AssertCompiles(r, filepath.Join(root, "README.md"), root)
+	AssertCompiles(r, root, filepath.Join(root, "README.md"))
 	assert.True(t, r.failed, "a first block without imports has none")
 }
