@@ -172,11 +172,12 @@
 // was a bad request, a drop when it failed or timed out, nothing when the run never
 // started or the caller left. A refusal is ADAPTIVE_REJECTED (failure type
 // REJECTED_ADAPTIVE_EXECUTION, errors.Is ErrAdaptiveRejected) whose cause is the reason:
-// adaptive.ErrLimit, ErrCriticality, ErrQueueFull or ErrQueueTimeout. It counts against
-// health like SEMAPHORE_REJECTED: a limit that refuses says the dependency is slow to give
-// its permits back, which is what the breaker is there to see. A key that sheds load by
-// design refuses a large share under overload (half of it at twice the capacity): give its
-// breaker an errorThresholdPercentage above the share it expects to shed, or disable it.
+// adaptive.ErrLimit, ErrCriticality, ErrQueueFull or ErrQueueTimeout. Unlike
+// SEMAPHORE_REJECTED it is neutral to health (the event table says so): a key that sheds
+// load by design refuses a large share under overload (half of it at twice the capacity),
+// and counted as errors those refusals would open the breaker and turn partial shedding
+// into a total outage. A dependency that fails or times out still opens the breaker,
+// through the FAILUREs and TIMEOUTs of the calls the limit admits.
 //
 // Each execution carries a criticality from its context (WithCriticality; hystrixhttp's
 // Middleware and hystrixgrpc's server interceptor set it from the request): under
