@@ -154,7 +154,7 @@
 // command ends without one.
 //
 // Every retry (and hedge) is first taken from a budget (budgets.go, the budget package):
-// by default at most budget.percent (20 %) of the original requests of the last 10 s, or
+// by default at most budget.percent (20 %) of the original requests of the last second, or
 // budget.minPerSecond when that is more, for the key or the keys of its budget.group;
 // budget.maxTokens selects gRPC's token bucket instead. A retry the budget refuses is not
 // made: BUDGET_EXHAUSTED, which says nothing about health. Without retries a key has no

@@ -124,11 +124,11 @@ var (
 	// BudgetGroup is budget.group = "" (the key's own budget): keys naming the same group (and
 	// the same budget settings) share one budget.
 	BudgetGroup = key(commandScope, "budget.group", "", strCodec, nil)
-	// BudgetPercent is budget.percent = 20 (>= 0): the extra attempts of the rolling 10 s are
-	// at most this share of its original requests...
+	// BudgetPercent is budget.percent = 20 (>= 0): the extra attempts of the rolling second
+	// are at most this share of its original requests...
 	BudgetPercent = key(commandScope, "budget.percent", 20, intCodec, atLeast(0))
-	// BudgetMinPerSecond is budget.minPerSecond = 10 (>= 0): ...or this many per second of the
-	// window when that is more.
+	// BudgetMinPerSecond is budget.minPerSecond = 10 (>= 0): ...or this many when that is
+	// more.
 	BudgetMinPerSecond = key(commandScope, "budget.minPerSecond", 10, intCodec, atLeast(0))
 	// BudgetMaxTokens is budget.maxTokens = 0 (>= 0): above 0, gRPC's retry throttling instead
 	// of the ratio: a bucket of maxTokens, less one per failed attempt, plus tokenRatio per
