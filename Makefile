@@ -135,7 +135,7 @@ e2e-browser:
 # its tests: the harness and summarisers, rxhystrix's claims of the behaviour table
 # (about 20 s), and bench/README.md's performance tables against the cases and allocations.
 test-bench:
-	@echo "== test-bench: the peer comparison module, vet and tests (about 50 s after compiling, 25 of them the retry storm, 6 the hedging tail)"
+	@echo "== test-bench: the peer comparison module, vet and tests (about 65 s after compiling, 40 of them the retry storms, 6 the hedging tail)"
 	cd bench && $(GO) vet ./... && $(GO) vet -tags e2e ./... && $(GO) test -count=1 -timeout 5m ./...
 
 # bench runs the side-by-side comparison with the peers (bench/README.md) and prints the
