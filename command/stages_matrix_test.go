@@ -242,10 +242,7 @@ func (e *env) waitMatrixIdle(key string) {
 		if ks.metrics.CurrentConcurrency() != 0 || ks.execPermits() != 0 || ks.fallbackSem.InUse() != 0 {
 			return false
 		}
-		if b := ks.pool.Load(); b != nil && b.m.CurrentActive() != 0 {
-			return false
-		}
-		if p, _, err := ks.threadPool(); err == nil && p != nil && p.Gauges().ActiveCount != 0 {
+		if b := ks.pool.Load(); b != nil && (b.m.CurrentActive() != 0 || b.p.Gauges().ActiveCount != 0) {
 			return false
 		}
 		b := ks.limiter.Load()
