@@ -154,7 +154,8 @@ type exchange struct {
 	settled  bool             // the caller has its outcome
 	sent     bool             // the request went to the base transport, which closes its body
 	attempts int              // runs begun (a retry or a hedge runs again)
-	got      []*http.Response // the responses of the attempts, the caller's among them if one wins
+	resp     *http.Response   // the first response an attempt got (no slice for a call of one attempt)
+	more     []*http.Response // the responses of the other attempts
 }
 
 // run is the command's run: one round trip on the run's context, classified.
@@ -274,24 +275,32 @@ func (x *exchange) deliver(resp *http.Response) bool {
 		resp.Body.Close()
 		return false
 	}
-	x.got = append(x.got, resp)
+	if x.resp == nil {
+		x.resp = resp
+	} else {
+		x.more = append(x.more, resp)
+	}
 	return true
 }
 
 // drop closes every response kept but keep, each once; x.mu held.
 func (x *exchange) drop(keep *http.Response) {
-	for i, r := range x.got {
+	if x.resp != nil && x.resp != keep {
+		x.resp.Body.Close()
+	}
+	x.resp = nil
+	for i, r := range x.more {
 		if r != keep {
 			r.Body.Close()
 		}
-		x.got[i] = nil
+		x.more[i] = nil
 	}
-	x.got = x.got[:0]
+	x.more = x.more[:0]
 }
 
 // kept reports whether resp is a response an attempt got; x.mu held.
 func (x *exchange) kept(resp *http.Response) bool {
-	return resp != nil && slices.Contains(x.got, resp)
+	return resp != nil && (resp == x.resp || slices.Contains(x.more, resp))
 }
 
 // fallback calls the Transport's Fallback.
