@@ -1,7 +1,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test generate-check test-bench test-modules test-norace fmt-check vet fuzz bench bench-check bench-readme bench-lib bench-adaptive cover demo soak e2e e2e-setup e2e-etcd e2e-fleet e2e-prometheus e2e-browser e2e-behaviour
+.PHONY: build test generate-check test-bench test-modules test-norace fmt-check vet fuzz bench bench-check bench-readme bench-lib bench-adaptive cover demo soak e2e e2e-setup e2e-etcd e2e-fleet e2e-prometheus e2e-browser e2e-behaviour e2e-hedge
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
@@ -11,7 +11,7 @@ MODULES := contrib/hystrixetcd contrib/hystrixredis contrib/hystrixprom contrib/
 # E2E_TARGETS are the end-to-end suites: each starts the real servers it needs (etcd,
 # Prometheus, a browser) on 127.0.0.1 and stops them. make e2e installs what is missing
 # first (scripts/e2e-setup.sh) and then runs them all.
-E2E_TARGETS := e2e-etcd e2e-fleet e2e-prometheus e2e-browser e2e-behaviour
+E2E_TARGETS := e2e-etcd e2e-fleet e2e-prometheus e2e-browser e2e-behaviour e2e-hedge
 
 # ARGS are passed to the demo, e.g. make demo ARGS="-duration 20s -rate 100".
 ARGS ?=
@@ -137,7 +137,7 @@ e2e-browser:
 # its tests: the harness and summarisers, rxhystrix's claims of the behaviour table
 # (about 20 s), and bench/README.md's performance tables against the cases and allocations.
 test-bench:
-	@echo "== test-bench: the peer comparison module, vet and tests (about 50 s after compiling, 25 of them the retry storm, 6 the hedging tail)"
+	@echo "== test-bench: the peer comparison module, vet and tests (about 65 s after compiling, 40 of them the retry storms, 6 the hedging tail)"
 	cd bench && $(GO) vet ./... && $(GO) vet -tags e2e ./... && $(GO) test -count=1 -timeout 5m ./...
 
 # bench runs the side-by-side comparison with the peers (bench/README.md) and prints the
@@ -167,6 +167,13 @@ bench-readme:
 e2e-behaviour:
 	@echo "== e2e-behaviour: the behaviour comparison against every peer (about 1 minute)"
 	cd bench && $(GO) test -tags e2e -run TestBehaviourComparison -count=1 -timeout 10m -v .
+
+# e2e-hedge races 100,000 hedged GETs through hystrixhttp.Transport at the hedge's start
+# against a loopback server (the first answer around the hedge's delay): every caller gets
+# its own body whole (sha256), none closed or mixed. About a minute.
+e2e-hedge:
+	@echo "== e2e-hedge: 100,000 hedged calls raced at the hedge's start (hystrixhttp)"
+	$(GO) test -tags e2e -count=1 -timeout 5m -run '^TestTransportHedgedBodiesRacedAtTheHedgesStart$$' -v ./hystrixhttp
 
 # bench-adaptive measures goodput under overload (bench/cmd/goodput, bench/README.md):
 # rxhystrix ADAPTIVE, failsafe-go's adaptive limiter and static semaphores on the same

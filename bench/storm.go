@@ -19,11 +19,13 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 )
 
-// Storm is the retry-storm acceptance (issue 27): a loopback backend fails every call for
-// Failing, then recovers; calls are offered open loop at Rate a second, each allowed up to
-// 3 retries with an exponential backoff from Backoff to MaxBackoff. Breakers are off, so
-// that what limits the attempts is the budget alone.
+// Storm is the retry-storm acceptance (issue 27): a loopback backend answers every call
+// for Healthy (a warm storm; 0: a cold one), fails every call for Failing, then recovers;
+// calls are offered open loop at Rate a second, each allowed up to 3 retries with an
+// exponential backoff from Backoff to MaxBackoff. Breakers are off, so that what limits
+// the attempts is the budget alone.
 type Storm struct {
+	Healthy             time.Duration
 	Failing, Recovered  time.Duration
 	Rate                int
 	Backoff, MaxBackoff time.Duration
@@ -36,10 +38,18 @@ func DefaultStorm() Storm {
 		Backoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}
 }
 
+// WarmStorm is issue 35's storm: 5 s of healthy traffic, then 2 s failing, at 500 calls a
+// second.
+func WarmStorm() Storm {
+	s := DefaultStorm()
+	s.Healthy, s.Rate = 5*time.Second, 500
+	return s
+}
+
 // StormOutcome is what one library did in a storm.
 type StormOutcome struct {
 	Lib                 string
-	Originals, Attempts int64         // calls offered while the backend failed, and the requests they made
+	Originals, Attempts int64         // calls offered while the backend failed, and the requests made meanwhile
 	FirstSuccessAfter   time.Duration // from the recovery to the first call answered OK
 }
 
@@ -97,7 +107,6 @@ var errUnavailable = errors.New("503")
 func RunStorm(lib string, s Storm, call func(context.Context, func(context.Context) error) error) StormOutcome {
 	var failing atomic.Bool
 	var hits atomic.Int64
-	failing.Store(true)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		hits.Add(1)
 		if failing.Load() {
@@ -138,6 +147,10 @@ func RunStorm(lib string, s Storm, call func(context.Context, func(context.Conte
 		}
 		return n
 	}
+	offer(s.Healthy, nil)
+	wg.Wait()
+	hits.Store(0)
+	failing.Store(true)
 	o.Originals = offer(s.Failing, nil)
 	wg.Wait() // every failing call made all the attempts it was let make
 	o.Attempts = hits.Load()

@@ -6,10 +6,11 @@
 // Two budgets implement Budget:
 //
 //   - Ratio (the default, Envoy's and Finagle's retry budget): over a rolling window of
-//     10 one-second buckets, the extra attempts are at most a percentage of the original
-//     requests, or a minimum per second when that is larger (so a key with little traffic
-//     can still retry). Under sustained load it is exactly the ratio: with 20 %, at most
-//     1.2 attempts per original whatever the retry and hedge settings ask for.
+//     1 s in 10 buckets of 100 ms, the extra attempts are at most a percentage of the
+//     original requests, or a minimum per second when that is larger (so a key with
+//     little traffic can still retry). With 20 %, at most 1.2 attempts per original
+//     whatever the retry and hedge settings ask for, and whatever came before: an outage
+//     after any amount of healthy traffic is held to it within one second of its start.
 //   - Tokens (gRPC's retry throttling): a bucket of maxTokens that every failed attempt
 //     empties by one and every successful one fills by tokenRatio; extra attempts are
 //     allowed while more than half of it is left. It reacts to the dependency's health
@@ -19,7 +20,7 @@
 // operator reasons in (at most x % more requests), at every traffic level, and needs no
 // tuning to the dependency's error rate.
 //
-// Both are lock-free: an original request costs one atomic add (and, once a second, the
+// Both are lock-free: an original request costs one atomic add (and, once per 100 ms, the
 // roll of a bucket), an extra attempt a compare-and-swap, so a budget shared by many keys
 // and goroutines is exact (no extra attempt beyond it, ever) without serialising them.
 package budget

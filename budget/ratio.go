@@ -7,16 +7,17 @@ import (
 )
 
 // Window and Buckets are the ratio budget's rolling window: Buckets buckets of
-// Window/Buckets each.
+// Window/Buckets each. The window is short so that the budget is a share of the traffic
+// of now, as Envoy's is of the requests active now: the healthy traffic before an outage
+// pays for at most a second of its retries, not for almost all of them.
 const (
-	Window  = 10 * time.Second
+	Window  = time.Second
 	Buckets = 10
 	width   = Window / Buckets
 )
 
 // Ratio is the Envoy-style budget: over the rolling Window, the extra attempts are at most
-// percent of the original requests, or minPerSecond per second of the window when that is
-// larger.
+// percent of the original requests, or minPerSecond when that is larger.
 type Ratio struct {
 	percent int64
 	floor   int64 // minPerSecond over the window
@@ -35,7 +36,7 @@ type bucket struct {
 // NewRatio returns a ratio budget of percent (0 to 100 and beyond) with at least
 // minPerSecond extra attempts a second.
 func NewRatio(percent, minPerSecond int) *Ratio {
-	return &Ratio{percent: int64(percent), floor: int64(minPerSecond) * int64(Window/time.Second)}
+	return &Ratio{percent: int64(percent), floor: int64(minPerSecond) * int64(Window) / int64(time.Second)}
 }
 
 // Original implements Budget.

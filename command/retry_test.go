@@ -357,7 +357,7 @@ func TestRetryBudgetExhausted(t *testing.T) {
 }
 
 // Flat out from many goroutines on keys sharing a budget group: the retries never exceed
-// the budget (20 % of the originals, at least 10 a second over the 10 s window).
+// the budget (20 % of the originals of the last second, at least budget.minPerSecond).
 func TestRetryBudgetHoldsUnderContention(t *testing.T) {
 	e := newEnv(t)
 	var runs, originals atomic.Int64

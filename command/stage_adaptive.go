@@ -19,9 +19,8 @@ type adaptiveQueued struct{ adaptiveLimit }
 
 func (adaptiveQueued) waits() {}
 
-// adaptiveFull is the limit's refusal: ADAPTIVE_REJECTED. Like SEMAPHORE_REJECTED it
-// counts against health: a dependency that holds its permits is a slow one, and the
-// breaker should see it.
+// adaptiveFull is the limit's refusal: ADAPTIVE_REJECTED, neutral to health (load shed by
+// design, see the event table), so the breaker neither counts it nor decides a trial on it.
 var adaptiveFull = refusal{event: metrics.AdaptiveRejected, failure: RejectedAdaptiveExecution}
 
 func (adaptiveLimit) forKey(k shape) (stage, bool) {

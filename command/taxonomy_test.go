@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/adaptive"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
@@ -84,6 +85,19 @@ func TestErrorTaxonomy(t *testing.T) {
 		var r *isolation.RejectedError
 		require.ErrorAs(t, err, &r)
 		assert.Equal(t, "OneWorker", r.Pool)
+	})
+	t.Run("adaptive limit refused", func(t *testing.T) {
+		one := command.Setter{Runtime: rt, CommandKey: "OnePermit", Properties: config.Set(
+			config.ExecutionIsolationStrategy.Of(config.Adaptive), config.AdaptiveInitialLimit.Of(1),
+			config.AdaptiveMaxLimit.Of(1))}
+		var err error
+		_, _ = command.New(one, func(ctx context.Context) (int, error) {
+			_, err = command.New(one, ok).Execute(ctx) // the one permit is held here
+			return 1, nil
+		}).Execute(ctx)
+		commandError(t, err, command.RejectedAdaptiveExecution)
+		assert.ErrorIs(t, err, command.ErrAdaptiveRejected)
+		assert.ErrorIs(t, err, adaptive.ErrLimit)
 	})
 	t.Run("fallback semaphore full", func(t *testing.T) {
 		_, err := command.New(setter("NoFallbackPermit", config.FallbackMaxConcurrentRequests.Of(0)), fail).

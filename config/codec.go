@@ -27,8 +27,12 @@ var (
 		format: func(s string) string { return s }}
 	isolationCodec = codec[IsolationStrategy]{parse: ParseIsolationStrategy,
 		format: IsolationStrategy.String, values: []IsolationStrategy{Thread, Semaphore, Adaptive}}
-	millisCodec  = durationCodec(time.Millisecond)
-	minutesCodec = durationCodec(time.Minute)
+	millisCodec  = durationCodec(time.Millisecond, time.Millisecond)
+	minutesCodec = durationCodec(time.Minute, time.Minute)
+	// waitCodec is the codec of the waits of a call (a hedge's delay, a retry's backoff, a
+	// rate limit's wait, an injected latency, a collapser's window), whose useful values
+	// may be below a millisecond: "6.6ms" is 6.6 ms, not refused.
+	waitCodec = durationCodec(time.Millisecond, time.Microsecond)
 )
 
 func parseInt(s string) (int, error) {
@@ -51,19 +55,26 @@ func parseBool(s string) (bool, error) {
 }
 
 // durationCodec reads a whole number of unit (the unit in the property name, Hystrix's
-// form: "300") or a Go duration that is a whole number of unit ("300ms", "1.5s"), and
-// prints a whole number of unit. Either way the value is at most a 32-bit int of unit.
-func durationCodec(unit time.Duration) codec[time.Duration] {
+// form: "300") or a Go duration that is a whole number of precision ("300ms", "1.5s",
+// with a precision below the unit "6.6ms"), at most a 32-bit int of unit either way. It
+// prints a whole number of unit, or Go syntax ("6.6ms") for a value between two units.
+func durationCodec(unit, precision time.Duration) codec[time.Duration] {
 	return codec[time.Duration]{
-		parse:  func(s string) (time.Duration, error) { return parseDuration(s, unit) },
-		format: func(d time.Duration) string { return strconv.FormatInt(int64(d/unit), 10) },
+		parse: func(s string) (time.Duration, error) { return parseDuration(s, unit, precision) },
+		format: func(d time.Duration) string {
+			if d%unit != 0 {
+				return d.String()
+			}
+			return strconv.FormatInt(int64(d/unit), 10)
+		},
 	}
 }
 
 // unitNames are the unit words of the duration errors.
-var unitNames = map[time.Duration]string{time.Millisecond: "milliseconds", time.Minute: "minutes"}
+var unitNames = map[time.Duration]string{time.Microsecond: "microseconds", time.Millisecond: "milliseconds",
+	time.Minute: "minutes"}
 
-func parseDuration(s string, unit time.Duration) (time.Duration, error) {
+func parseDuration(s string, unit, precision time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return unitsToDuration(n, unit)
@@ -73,10 +84,13 @@ func parseDuration(s string, unit time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("not a duration (want whole %s, e.g. 300, or Go syntax, e.g. 300ms)",
 			unitNames[unit])
 	}
-	if d%unit != 0 {
-		return 0, fmt.Errorf("not a whole number of %s", unitNames[unit])
+	if d%precision != 0 {
+		return 0, fmt.Errorf("not a whole number of %s", unitNames[precision])
 	}
-	return unitsToDuration(int64(d/unit), unit)
+	if _, err := unitsToDuration(int64(d/unit), unit); err != nil {
+		return 0, err
+	}
+	return d, nil
 }
 
 // unitsToDuration returns n units, refusing what is no 32-bit int (a Java int, as in

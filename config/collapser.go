@@ -16,7 +16,7 @@ var (
 	// Hystrix's Integer.MAX_VALUE).
 	CollapserMaxRequestsInBatch = key(collapserScope, "maxRequestsInBatch", 0, intCodec, atLeast(0))
 	// CollapserTimerDelay is timerDelayInMilliseconds = 10 (> 0).
-	CollapserTimerDelay = key(collapserScope, "timerDelayInMilliseconds", 10*time.Millisecond, millisCodec, positive)
+	CollapserTimerDelay = key(collapserScope, "timerDelayInMilliseconds", 10*time.Millisecond, waitCodec, positive)
 	// CollapserRequestCacheEnabled is requestCache.enabled = true.
 	CollapserRequestCacheEnabled = key(collapserScope, "requestCache.enabled", true, boolCodec, nil)
 	// CollapserRollingStatsWindow is metrics.rollingStats.timeInMilliseconds = 10000 (> 0, a

@@ -90,7 +90,7 @@ var (
 	RateLimitBurst = key(commandScope, "rateLimit.burst", 10, intCodec, atLeast(1))
 	// RateLimitMaxWait is rateLimit.maxWaitInMilliseconds = 0 (>= 0): how long an execution
 	// may wait for a permit; 0 refuses at once.
-	RateLimitMaxWait = key(commandScope, "rateLimit.maxWaitInMilliseconds", 0, millisCodec, nonNegative)
+	RateLimitMaxWait = key(commandScope, "rateLimit.maxWaitInMilliseconds", 0, waitCodec, nonNegative)
 	// RateLimitGroup is rateLimit.group = "" (unset: the command key): keys naming the same
 	// group with the same rate and burst share one limiter.
 	RateLimitGroup = key(commandScope, "rateLimit.group", "", strCodec, nil)
@@ -104,14 +104,14 @@ var (
 	FaultInjectionFault = key(commandScope, "faultInjection.fault", FaultError, faultCodec, nil)
 	// FaultInjectionLatency is faultInjection.latencyInMilliseconds = 100 (>= 0): the delay of
 	// a LATENCY fault.
-	FaultInjectionLatency = key(commandScope, "faultInjection.latencyInMilliseconds", 100*time.Millisecond, millisCodec, nonNegative)
+	FaultInjectionLatency = key(commandScope, "faultInjection.latencyInMilliseconds", 100*time.Millisecond, waitCodec, nonNegative)
 	// RetryMaxAttempts is retry.maxAttempts = 1 (>= 1): attempts in all; 1 is no retry.
 	RetryMaxAttempts = key(commandScope, "retry.maxAttempts", 1, intCodec, atLeast(1))
 	// RetryBackoff is retry.backoffInMilliseconds = 50 (>= 0): the base of the exponential
 	// backoff with full jitter before the n-th retry, a random wait in [0, base x 2^(n-1)).
-	RetryBackoff = key(commandScope, "retry.backoffInMilliseconds", 50*time.Millisecond, millisCodec, nonNegative)
+	RetryBackoff = key(commandScope, "retry.backoffInMilliseconds", 50*time.Millisecond, waitCodec, nonNegative)
 	// RetryMaxBackoff is retry.maxBackoffInMilliseconds = 1000 (>= 0): the cap of a backoff.
-	RetryMaxBackoff = key(commandScope, "retry.maxBackoffInMilliseconds", time.Second, millisCodec, nonNegative)
+	RetryMaxBackoff = key(commandScope, "retry.maxBackoffInMilliseconds", time.Second, waitCodec, nonNegative)
 	// RetryOnTimeout is retry.onTimeout = false: a TIMEOUT is retried too (a FAILURE always
 	// is).
 	RetryOnTimeout = key(commandScope, "retry.onTimeout", false, boolCodec, nil)
@@ -124,11 +124,11 @@ var (
 	// BudgetGroup is budget.group = "" (the key's own budget): keys naming the same group (and
 	// the same budget settings) share one budget.
 	BudgetGroup = key(commandScope, "budget.group", "", strCodec, nil)
-	// BudgetPercent is budget.percent = 20 (>= 0): the extra attempts of the rolling 10 s are
-	// at most this share of its original requests...
+	// BudgetPercent is budget.percent = 20 (>= 0): the extra attempts of the rolling second
+	// are at most this share of its original requests...
 	BudgetPercent = key(commandScope, "budget.percent", 20, intCodec, atLeast(0))
-	// BudgetMinPerSecond is budget.minPerSecond = 10 (>= 0): ...or this many per second of the
-	// window when that is more.
+	// BudgetMinPerSecond is budget.minPerSecond = 10 (>= 0): ...or this many when that is
+	// more.
 	BudgetMinPerSecond = key(commandScope, "budget.minPerSecond", 10, intCodec, atLeast(0))
 	// BudgetMaxTokens is budget.maxTokens = 0 (>= 0): above 0, gRPC's retry throttling instead
 	// of the ratio: a bucket of maxTokens, less one per failed attempt, plus tokenRatio per
@@ -190,7 +190,7 @@ var (
 	HedgeMaxHedges = key(commandScope, "hedge.maxHedges", 0, intCodec, within(0, 10))
 	// HedgeDelay is hedge.delayInMilliseconds = 100 (>= 0): the wait before each hedge, and
 	// the fallback of hedge.delayPercentile while the key has too few samples.
-	HedgeDelay = key(commandScope, "hedge.delayInMilliseconds", 100*time.Millisecond, millisCodec, nonNegative)
+	HedgeDelay = key(commandScope, "hedge.delayInMilliseconds", 100*time.Millisecond, waitCodec, nonNegative)
 	// HedgeDelayPercentile is hedge.delayPercentile = 0 (0..99): above 0, the wait before each
 	// hedge is the key's own rolling run-latency percentile (90, 95, 99).
 	HedgeDelayPercentile = key(commandScope, "hedge.delayPercentile", 0, intCodec, within(0, 99))

@@ -27,7 +27,9 @@
 //	hystrix.command.GET\ api.example.com\:8080.execution.isolation.thread.timeoutInMilliseconds=300
 //
 // Durations take Hystrix's whole units ("300") or Go syntax ("300ms", "1.5s") in every
-// source. ValidateCommand, ValidateThreadPool and ValidateCollapser check values set in
+// source: a whole number of the unit in their name, or of microseconds for the waits of a
+// call (hedge delay, retry backoffs, rate limit wait, injected latency, collapser timer
+// delay: "6.6ms"). ValidateCommand, ValidateThreadPool and ValidateCollapser check values set in
 // code where a key is defined: unknown names (with the nearest known one), values that
 // do not parse or are out of range, cross-property rules. Store.Command etc. do the same
 // on every call; only the first call for a key applies its values (Values.Diff says

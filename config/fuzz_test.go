@@ -57,21 +57,21 @@ func FuzzParseProperties(f *testing.F) {
 }
 
 func FuzzDuration(f *testing.F) {
-	for _, seed := range []string{"300", "300ms", "1.5s", "-2", "1.5ms", "2147483648", "1h", " 7 ", "9223372036854775807ns", "soon"} {
+	for _, seed := range []string{"300", "300ms", "1.5s", "-2", "1.5ms", "2147483648", "1h", " 7 ", "9223372036854775807ns", "soon", "6.6ms", "6600100ns"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		for _, c := range []codec[time.Duration]{millisCodec, minutesCodec} {
+		for _, c := range []struct {
+			codec[time.Duration]
+			unit, precision time.Duration
+		}{{millisCodec, time.Millisecond, time.Millisecond}, {minutesCodec, time.Minute, time.Minute},
+			{waitCodec, time.Millisecond, time.Microsecond}} {
 			d, err := c.parse(in)
 			if err != nil {
 				continue
 			}
-			unit := time.Millisecond
-			if c.format(time.Minute) == "1" {
-				unit = time.Minute
-			}
-			if d%unit != 0 || d/unit > math.MaxInt32 || d/unit < math.MinInt32 {
-				t.Fatalf("%q parsed to %v: not a 32-bit whole number of %v", in, d, unit)
+			if d%c.precision != 0 || d/c.unit > math.MaxInt32 || d/c.unit < math.MinInt32 {
+				t.Fatalf("%q parsed to %v: not a whole number of %v within 32-bit %v", in, d, c.precision, c.unit)
 			}
 			for _, again := range []string{c.format(d), d.String()} {
 				if d2, err := c.parse(again); err != nil || d2 != d {

@@ -127,6 +127,41 @@ func TestDurationSyntax(t *testing.T) {
 	assert.EqualError(t, err, "too large")
 }
 
+// The waits of a call (a hedge's delay, a retry's backoffs, a rate limit's wait, an
+// injected latency, a collapser's window) keep microseconds: "6.6ms" is 6.6 ms, through a
+// string and through a typed Of, and prints as it was given. A value finer than a
+// microsecond fails at Define with the reason, as a nanosecond timeout does.
+func TestTheWaitsOfACallKeepMicroseconds(t *testing.T) {
+	_, store, _ := newTestStore(t)
+	const d = 6600 * time.Microsecond
+	p, err := store.Command("Waits", Overrides{"hedge.delayInMilliseconds": "6.6ms",
+		"retry.backoffInMilliseconds": "250us", "retry.maxBackoffInMilliseconds": "1.5ms",
+		"rateLimit.maxWaitInMilliseconds": "0.5ms", "faultInjection.latencyInMilliseconds": "6600us"})
+	require.NoError(t, err)
+	assert.Equal(t, d, HedgeDelay.In(p).Get())
+	assert.Equal(t, "6.6ms", HedgeDelay.In(p).String())
+	assert.Equal(t, 250*time.Microsecond, RetryBackoff.In(p).Get())
+	assert.Equal(t, 1500*time.Microsecond, RetryMaxBackoff.In(p).Get())
+	assert.Equal(t, 500*time.Microsecond, RateLimitMaxWait.In(p).Get())
+	assert.Equal(t, d, FaultInjectionLatency.In(p).Get())
+
+	p, err = store.Command("Typed", Set(HedgeDelay.Of(d), RetryBackoff.Of(7*time.Millisecond)))
+	require.NoError(t, err)
+	assert.Equal(t, d, HedgeDelay.In(p).Get())
+	assert.Equal(t, "7", RetryBackoff.In(p).String(), "a whole number of milliseconds prints as Hystrix's")
+
+	c, err := store.Collapser("Window", Set(CollapserTimerDelay.Of(300*time.Microsecond)))
+	require.NoError(t, err)
+	assert.Equal(t, 300*time.Microsecond, CollapserTimerDelay.In(c).Get())
+
+	_, err = store.Command("Finer", Set(HedgeDelay.Of(d+100)))
+	assert.ErrorContains(t, err, "not a whole number of microseconds")
+	_, err = store.Command("Timeout", Set(ExecutionTimeout.Of(1500*time.Microsecond)))
+	assert.ErrorContains(t, err, "not a whole number of milliseconds", "a timeout keeps Hystrix's unit")
+	_, err = store.Command("Large", Overrides{"hedge.delayInMilliseconds": "2147483648ms"})
+	assert.ErrorContains(t, err, "out of the 32-bit integer range")
+}
+
 func TestKeySetIn(t *testing.T) {
 	mem, store, _ := newTestStore(t)
 	c, err := store.Command("K", Set(ExecutionTimeout.Of(200*time.Millisecond)))

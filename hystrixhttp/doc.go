@@ -55,9 +55,9 @@
 //
 // Retries and hedges (retry.maxAttempts, hedge.maxHedges) send again only an idempotent
 // request whose body can be read again (Transport.Idempotent); any other runs one
-// attempt. A hedged request's attempts each keep their own response: the caller gets the
-// winner's, the others are cancelled through their run contexts and their responses
-// closed here.
+// attempt. A hedged request's attempts each keep their own response until the outcome is
+// decided: the caller gets the winner's whole, the others are cancelled through their run
+// contexts and their responses closed here, each once.
 //
 // Both default to SEMAPHORE isolation (the call runs on the caller's goroutine, which
 // net/http cancels through the context), at most

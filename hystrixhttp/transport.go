@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -46,14 +47,15 @@ import (
 // (http.NewRequest sets it for in-memory bodies). Any other request runs WithoutRetry:
 // one attempt, whatever the key's settings. A 429 or 503 with a Retry-After header asks
 // the retry to wait that long before the next attempt. The response of an attempt that
-// is retried is closed here.
+// is retried is closed here, once the command's outcome is decided.
 //
 // Hedging (hedge.maxHedges above 0) sends the same requests again while the first has
 // not answered: only what a retry may re-send; any other request runs one attempt at a
-// time. Each attempt keeps its own response: the caller gets the winner's, and the
-// hedge cancels every other attempt through its run context (its request is abandoned on
-// the wire). A loser's response is closed here, unread: the caller never waits for a
-// loser's body, nor does an attempt's goroutine (a streaming body would hold it).
+// time. Each attempt keeps its own response: the caller gets the winner's, whole, however
+// close the attempts ran, and the hedge cancels every other attempt through its run
+// context (its request is abandoned on the wire). A loser's response is closed here,
+// unread, once: the caller never waits for a loser's body, nor does an attempt's
+// goroutine (a streaming body would hold it).
 //
 // A Transport is safe for concurrent use; its fields must not change once it is in use.
 type Transport struct {
@@ -137,9 +139,12 @@ func (c cancelChanContext) Err() error {
 	}
 }
 
-// exchange is one RoundTrip: what its run and its caller share. Under THREAD isolation
-// the caller may have its outcome (the timeout) while the run is still queued or
-// waiting for the answer; whoever comes second cleans up.
+// exchange is one RoundTrip: what its run and its caller share. It owns the response of
+// every attempt until the command's outcome is decided (settle): only then is it known
+// which one the caller gets, since an attempt that answered is not yet the winner (a
+// hedge may start as it answers, and the hedge stage decides between them afterwards).
+// Under THREAD isolation the caller may have its outcome (the timeout) while the run is
+// still queued or waiting for the answer; whoever comes second cleans up.
 type exchange struct {
 	t        *Transport
 	req      *http.Request
@@ -149,9 +154,8 @@ type exchange struct {
 	settled  bool             // the caller has its outcome
 	sent     bool             // the request went to the base transport, which closes its body
 	attempts int              // runs begun (a retry or a hedge runs again)
-	running  int              // runs begun and not ended (more than one: hedged)
-	resp     *http.Response   // the response an attempt got, the caller's if it wins
-	more     []*http.Response // the responses of other attempts of a hedged try
+	resp     *http.Response   // the first response an attempt got (no slice for a call of one attempt)
+	more     []*http.Response // the responses of the other attempts
 }
 
 // run is the command's run: one round trip on the run's context, classified.
@@ -160,7 +164,6 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	if !ok {
 		return nil, errAbandoned
 	}
-	defer x.end()
 	req := withCriticality(x.req.WithContext(ctx))
 	if n > 1 { // a retry: a fresh body (resendable checked that GetBody can give one)
 		if err := x.rewind(req); err != nil {
@@ -249,9 +252,9 @@ func (t *Transport) base() http.RoundTripper {
 	return t.Base
 }
 
-// begin reports whether the request may still be sent, and which attempt this is. A
-// retry (no other attempt running) closes the responses of the try before it: nobody
-// gets them. A hedge keeps them: one may still win.
+// begin reports whether the request may still be sent, and which attempt this is. It
+// closes nothing: whether an attempt is a retry or a hedge, the responses before it may
+// still be the caller's (a hedge's first attempt may have answered as it started).
 func (x *exchange) begin() (attempt int, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -260,22 +263,11 @@ func (x *exchange) begin() (attempt int, ok bool) {
 	}
 	x.sent = true
 	x.attempts++
-	if x.running == 0 {
-		x.drop(nil)
-	}
-	x.running++
 	return x.attempts, true
 }
 
-// end records that a run begun returned.
-func (x *exchange) end() {
-	x.mu.Lock()
-	x.running--
-	x.mu.Unlock()
-}
-
-// deliver keeps resp, one attempt's response, for the caller; false (and the body
-// closed) when the caller has its outcome already.
+// deliver keeps resp, one attempt's response, until the outcome is decided; false (and
+// the body closed) when the caller has its outcome already.
 func (x *exchange) deliver(resp *http.Response) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -291,7 +283,7 @@ func (x *exchange) deliver(resp *http.Response) bool {
 	return true
 }
 
-// drop closes every response kept but keep; x.mu held.
+// drop closes every response kept but keep, each once; x.mu held.
 func (x *exchange) drop(keep *http.Response) {
 	if x.resp != nil && x.resp != keep {
 		x.resp.Body.Close()
@@ -308,15 +300,7 @@ func (x *exchange) drop(keep *http.Response) {
 
 // kept reports whether resp is a response an attempt got; x.mu held.
 func (x *exchange) kept(resp *http.Response) bool {
-	if resp == x.resp {
-		return resp != nil
-	}
-	for _, r := range x.more {
-		if r == resp {
-			return true
-		}
-	}
-	return false
+	return resp != nil && (resp == x.resp || slices.Contains(x.more, resp))
 }
 
 // fallback calls the Transport's Fallback.

@@ -133,9 +133,12 @@ var eventInfos = [NumEventTypes]eventInfo{
 	// Retries and their budget: neutral, each attempt counts for health on its own.
 	Retry:           {name: "RETRY", stream: "Retry"},
 	BudgetExhausted: {name: "BUDGET_EXHAUSTED", stream: "BudgetExhausted"},
-	// ADAPTIVE isolation: unhealthy like SEMAPHORE_REJECTED (a dependency that holds its
-	// permits is a slow one: the breaker should see it).
-	AdaptiveRejected: {name: "ADAPTIVE_REJECTED", health: Unhealthy, stream: "AdaptiveRejected"},
+	// ADAPTIVE isolation: neutral, unlike SEMAPHORE_REJECTED. The limit sheds load by design
+	// (half of it at twice the capacity) and already reacts to the dependency's latency
+	// and failures; counted as errors, its refusals would open the breaker and turn
+	// partial shedding into a total outage. A dependency that fails or times out still
+	// opens it through the FAILUREs and TIMEOUTs of the calls the limit admits.
+	AdaptiveRejected: {name: "ADAPTIVE_REJECTED", stream: "AdaptiveRejected"},
 
 	StreamEstablishTimeout: {name: "ESTABLISH_TIMEOUT", health: Unhealthy, stream: "EstablishTimeout"},
 	StreamIdleTimeout:      {name: "IDLE_TIMEOUT", stream: "IdleTimeout"},

@@ -47,7 +47,7 @@ func TestEventTypeClasses(t *testing.T) {
 	_, ok := ThreadPoolEventFrom(ShortCircuited)
 	assert.False(t, ok)
 	health := map[EventType]Health{Success: Healthy, Failure: Unhealthy, Timeout: Unhealthy,
-		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy, AdaptiveRejected: Unhealthy,
+		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy,
 		StreamEstablishTimeout: Unhealthy, StreamMidFailure: Healthy}
 	for _, e := range AllEventTypes() {
 		assert.Equal(t, health[e], e.Health(), e.String())

@@ -53,9 +53,10 @@ func get(ctx context.Context, hc *http.Client, url string) error {
 }
 
 // rxClient is rxhystrix: a command per call, on its own runtime, under ADAPTIVE or
-// SEMAPHORE isolation. The breaker is disabled: the isolation's rejections count against
-// health, and at twice the capacity half the calls are refused (by design), which would
-// open it; the benchmark compares the limits.
+// SEMAPHORE isolation. The breaker is disabled unless props set circuitBreaker.enabled:
+// SEMAPHORE_REJECTED counts against health, and at twice the capacity half the calls are
+// refused, which would open it; the benchmark compares the limits. (ADAPTIVE_REJECTED is
+// neutral: rxhystrix-gradient2-breaker keeps the breaker at its defaults.)
 type rxClient struct {
 	rt  *command.Runtime
 	s   command.Setter
@@ -66,7 +67,9 @@ type rxClient struct {
 
 func newRx(hc *http.Client, url string, props config.Overrides) *rxClient {
 	rt := command.NewRuntime()
-	props["circuitBreaker.enabled"] = "false"
+	if _, set := props["circuitBreaker.enabled"]; !set {
+		props["circuitBreaker.enabled"] = "false"
+	}
 	props["execution.isolation.thread.timeoutInMilliseconds"] = fmt.Sprint(timeout.Milliseconds())
 	c := &rxClient{rt: rt, hc: hc, url: url, s: command.Setter{Runtime: rt, CommandKey: "backend", Properties: props}}
 	if props["execution.isolation.strategy"] == "SEMAPHORE" {
@@ -82,7 +85,8 @@ func (c *rxClient) call(ctx context.Context) outcome {
 	switch {
 	case err == nil:
 		return succeeded
-	case errors.Is(err, command.ErrAdaptiveRejected), errors.Is(err, command.ErrSemaphoreRejected):
+	case errors.Is(err, command.ErrAdaptiveRejected), errors.Is(err, command.ErrSemaphoreRejected),
+		errors.Is(err, command.ErrShortCircuited):
 		return rejected
 	}
 	return failed
@@ -129,7 +133,8 @@ func (c *failsafeClient) limit() int { return c.l.Limit() }
 func (c *failsafeClient) close()     {}
 
 // clientNames are the clients a run can compare, in the table's order.
-var clientNames = []string{"rxhystrix-gradient2", "rxhystrix-vegas", "failsafe-go", "semaphore-W", "semaphore-16W"}
+var clientNames = []string{"rxhystrix-gradient2", "rxhystrix-gradient2-breaker", "rxhystrix-vegas", "failsafe-go",
+	"semaphore-W", "semaphore-16W"}
 
 // newClient makes the named client for a backend of w workers at url.
 func newClient(name string, hc *http.Client, url string, w int) (client, error) {
@@ -137,6 +142,9 @@ func newClient(name string, hc *http.Client, url string, w int) (client, error) 
 	case "rxhystrix-gradient2":
 		return newRx(hc, url, config.Overrides{"execution.isolation.strategy": "ADAPTIVE",
 			"execution.isolation.adaptive.algorithm": "GRADIENT2"}), nil
+	case "rxhystrix-gradient2-breaker": // every other property at its default, the breaker's too
+		return newRx(hc, url, config.Overrides{"execution.isolation.strategy": "ADAPTIVE",
+			"execution.isolation.adaptive.algorithm": "GRADIENT2", "circuitBreaker.enabled": "true"}), nil
 	case "rxhystrix-vegas":
 		return newRx(hc, url, config.Overrides{"execution.isolation.strategy": "ADAPTIVE",
 			"execution.isolation.adaptive.algorithm": "VEGAS"}), nil

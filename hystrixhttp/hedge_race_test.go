@@ -1,0 +1,113 @@
+package hystrixhttp
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
+)
+
+// countedBody is an in-memory body that counts its closes and, once closed, fails a Read
+// as net/http's does.
+type countedBody struct {
+	r      *strings.Reader
+	closes atomic.Int32
+}
+
+func newCountedBody(s string) *countedBody { return &countedBody{r: strings.NewReader(s)} }
+
+var errClosedBody = errors.New("http: read on closed response body")
+
+func (b *countedBody) Read(p []byte) (int, error) {
+	if b.closes.Load() > 0 {
+		return 0, errClosedBody
+	}
+	return b.r.Read(p)
+}
+
+func (b *countedBody) Close() error {
+	b.closes.Add(1)
+	return nil
+}
+
+// raceAtTheHedge is a base transport whose first attempt of each call moves the fake
+// clock to the hedge's delay (the hedge starts) and answers at once, and whose hedge
+// answers only once it is cancelled. contested counts the hedges that began after the
+// first attempt had its answer.
+type raceAtTheHedge struct {
+	clk       interface{ Advance(time.Duration) }
+	delay     time.Duration
+	mu        sync.Mutex
+	answered  bool
+	contested int
+	bodies    []*countedBody // the current call's, the first attempt's first
+}
+
+func (b *raceAtTheHedge) RoundTrip(req *http.Request) (*http.Response, error) {
+	b.mu.Lock()
+	first := len(b.bodies) == 0
+	body := newCountedBody(map[bool]string{true: "the first attempt's answer, whole", false: "the hedge's"}[first])
+	b.bodies = append(b.bodies, body)
+	if !first && b.answered {
+		b.contested++
+	}
+	b.mu.Unlock()
+	if first {
+		b.clk.Advance(b.delay)
+		b.mu.Lock()
+		b.answered = true
+		b.mu.Unlock()
+	} else {
+		<-req.Context().Done() // the loser: it answers anyway, late
+	}
+	return &http.Response{StatusCode: http.StatusOK, Body: body, Request: req}, nil
+}
+
+// next readies b for a new call and returns the bodies of the last one.
+func (b *raceAtTheHedge) next() []*countedBody {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	last := b.bodies
+	b.bodies, b.answered = nil, false
+	return last
+}
+
+// The first attempt answers as the hedge starts (the hedge's timer fires while it
+// answers), in every order the goroutines take: the caller gets the first attempt's
+// response whole, never closed, and the hedge's late response is closed exactly once.
+// Driven until 20 calls had the hedge begin after the first attempt's answer, or 2,000
+// calls (about 1 in 50 has it). Before, a hedge that began after the first attempt's run had returned
+// took itself for a retry and closed the body the caller was about to get.
+func TestTransportHandsTheWinnerWholeWhenTheHedgeStartsAsItAnswers(t *testing.T) {
+	e := cmdtest.New(t)
+	base := &raceAtTheHedge{clk: e.Clock, delay: 5 * time.Millisecond}
+	tr := &Transport{Base: base, Setter: e.Setter("race", hedging("hedge.delayInMilliseconds", "5",
+		"execution.timeout.enabled", "false")...)}
+	calls := 0
+	for ; calls < 2000 && base.contested < 20; calls++ {
+		req, _ := http.NewRequest(http.MethodGet, "http://race.invalid/", nil)
+		resp, err := tr.RoundTrip(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err, "call %d: the winner's body is readable", calls)
+		require.Equal(t, "the first attempt's answer, whole", string(body))
+		resp.Body.Close()
+		e.Settled(t, "race")
+		bodies := base.next()
+		assert.EqualValues(t, 1, bodies[0].closes.Load(), "call %d: the winner's body closed by its caller alone", calls)
+		for _, loser := range bodies[1:] {
+			assert.EqualValues(t, 1, loser.closes.Load(), "call %d: a loser's body closed once", calls)
+		}
+	}
+	t.Logf("%d calls, %d with the hedge beginning after the first attempt's answer", calls, base.contested)
+	assert.Positive(t, base.contested, "the contested case happened")
+}
