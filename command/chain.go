@@ -133,6 +133,7 @@ var layout = [...]stage{
 	retry{},
 	hedge{},
 	breakerGate{},
+	throttleGate{},
 	rateLimit{},
 	semaphore{},
 	adaptiveLimit{},
