@@ -45,6 +45,8 @@
 //	  hedge         hedge.maxHedges > 0 only: runs the rest on goroutines, one attempt
 //	                each, another after each delay; the first success wins
 //	  breakerGate   Attempt on the way in; on the way out it reports the verdict it got
+//	  throttleGate  throttle.enabled only: refuses a share of the calls as the dependency
+//	                accepts fewer (THROTTLED, neutral), never the breaker's trial
 //	  rateLimit     rateLimit.enabled only: a permit from the group's limiter, now or
 //	                after a wait of at most maxWait (RATE_LIMITED, neutral, when none)
 //	  semaphore     SEMAPHORE only: the execution semaphore, held until the rest returns

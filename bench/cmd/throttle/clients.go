@@ -21,7 +21,7 @@ type client interface {
 }
 
 // clientNames are the clients, in the order of the tables.
-var clientNames = []string{"throttle", "throttle+breaker", "hystrix-breaker", "go-zero"}
+var clientNames = []string{"throttle", "throttle+breaker", "throttle+breaker75", "hystrix-breaker", "go-zero"}
 
 // get calls url and returns an error unless it answered 200.
 func get(ctx context.Context, hc *http.Client, url string) error {
@@ -45,10 +45,13 @@ func newClient(name string, hc *http.Client, url string, window time.Duration) (
 	props := map[string]string{"execution.isolation.strategy": "SEMAPHORE",
 		"execution.isolation.semaphore.maxConcurrentRequests": "100000"}
 	switch name {
-	case "throttle":
-		props["circuitBreaker.enabled"] = "false"
-		fallthrough
-	case "throttle+breaker":
+	case "throttle", "throttle+breaker", "throttle+breaker75":
+		switch name {
+		case "throttle":
+			props["circuitBreaker.enabled"] = "false"
+		case "throttle+breaker75":
+			props["circuitBreaker.errorThresholdPercentage"] = "75"
+		}
 		props["throttle.enabled"] = "true"
 		props["throttle.windowInMilliseconds"] = fmt.Sprint(window.Milliseconds())
 	case "hystrix-breaker":

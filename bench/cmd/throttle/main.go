@@ -13,8 +13,10 @@
 //     each client refused locally over -measure.
 //
 // Clients: throttle (throttle.enabled, K 2, a window of -window, no breaker),
-// throttle+breaker (the same with the default Hystrix breaker), hystrix-breaker (the
-// default breaker alone), go-zero (core/breaker with its defaults: K 1.5, 10 s window).
+// throttle+breaker (the same with the default Hystrix breaker, which the 50 % of failures
+// K 2 lets through trips), throttle+breaker75 (with the breaker's threshold at 75 %),
+// hystrix-breaker (the default breaker alone), go-zero (core/breaker with its defaults:
+// K 1.5, a 10 s window).
 // make bench-throttle runs it; bench/README.md shows a run.
 package main
 
