@@ -187,3 +187,30 @@ func TestThrottleIsAStageOfTheKeysThatUseItOnly(t *testing.T) {
 	assert.Equal(t, 1, throttles(on))
 	assert.NotSame(t, on.ks.currentChain(), other.ks.currentChain(), "each key owns its throttle")
 }
+
+// BenchmarkThrottle: Kind.Execute on a key without throttling, on one whose throttle.*
+// properties are set but switched off (its chain is the plain one), and on one with
+// throttling on and a healthy dependency (an Allow and a Record, two clock reads more, no
+// draw).
+func BenchmarkThrottle(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		props config.Overrides
+	}{
+		{"plain", nil},
+		{"off", config.Overrides{"throttle.enabled": "false", "throttle.k": "3"}},
+		{"on", config.Overrides{"throttle.enabled": "true"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			k, err := Define[int](stagesSetter(benchRuntime(b), c.name, c.props))
+			require.NoError(b, err)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := k.Execute(ctx, benchRun); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
