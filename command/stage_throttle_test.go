@@ -182,7 +182,12 @@ func TestThrottleIsAStageOfTheKeysThatUseItOnly(t *testing.T) {
 		}
 		return n
 	}
-	assert.Zero(t, throttles(e.define("Off", "throttle.enabled", "false")))
+	off := e.define("Off", "throttle.enabled", "false")
+	assert.Zero(t, throttles(off))
+	plain, err := Define[string](Setter{Runtime: e.rt, CommandKey: "Plain",
+		Properties: config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}})
+	require.NoError(t, err)
+	assert.Same(t, plain.ks.currentChain(), off.ks.currentChain(), "switched off, it costs nothing: the plain chain")
 	on, other := e.define("On"), e.define("Other")
 	assert.Equal(t, 1, throttles(on))
 	assert.NotSame(t, on.ks.currentChain(), other.ks.currentChain(), "each key owns its throttle")

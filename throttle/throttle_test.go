@@ -3,6 +3,7 @@ package throttle
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,4 +180,22 @@ func TestAnOutageIsProbedAndItsEndSeen(t *testing.T) {
 	_, _, last := load(th, 4*window, 6*window, 300, 300)
 	t.Logf("refusals stop %v after the recovery", last-4*window)
 	assert.Less(t, last-4*window, 2*window)
+}
+
+// Callers on many goroutines, some with a time older than the newest bucket: every
+// outcome is counted once.
+func TestConcurrentCallersAreCountedExactly(t *testing.T) {
+	th := New(Settings{K: 2, Window: 64 * time.Second, MinRequests: math.MaxInt})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 1000 {
+				now := time.Duration(i) * time.Millisecond
+				require.True(t, th.Allow(now))
+				th.Record(now, (i+g)%2 == 0)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, Counts{Requests: 8000, Accepts: 4000}, th.Counts(time.Second))
 }
