@@ -16,12 +16,15 @@ import (
 // neutral one (a bad request, a rate limit, a caller that left) is not counted. A refusal
 // is THROTTLED, neutral to health, which the fallback recovers like a rejection.
 //
-// The stage is made per key and owns the key's throttle: its window starts afresh when
-// the key's chain is assembled again (a property of the key changed). A key with
+// The stage is made per key and owns the key's throttle, so a throttled key has a chain
+// of its own (owning): the window starts afresh when the key's chain is picked again (a
+// property of the key changed) or the key was forgotten. A key with
 // throttle.enabled=false has no such stage.
 type throttleGate struct {
 	t *throttle.Throttle
 }
+
+func (*throttleGate) ownsKeyState() {}
 
 // throttled is the throttle's refusal: THROTTLED.
 var throttled = refusal{event: metrics.Throttled, failure: Throttled}

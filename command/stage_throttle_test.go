@@ -188,9 +188,15 @@ func TestThrottleIsAStageOfTheKeysThatUseItOnly(t *testing.T) {
 		Properties: config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}})
 	require.NoError(t, err)
 	assert.Same(t, plain.ks.currentChain(), off.ks.currentChain(), "switched off, it costs nothing: the plain chain")
+	shared := func() (n int) {
+		e.rt.chains.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	before := shared()
 	on, other := e.define("On"), e.define("Other")
 	assert.Equal(t, 1, throttles(on))
 	assert.NotSame(t, on.ks.currentChain(), other.ks.currentChain(), "each key owns its throttle")
+	assert.Equal(t, before, shared(), "a key's own chain is not kept among the shared ones: it goes with the key")
 }
 
 // BenchmarkThrottle: Kind.Execute on a key without throttling, on one whose throttle.*
