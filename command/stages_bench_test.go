@@ -9,11 +9,12 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 )
 
-// offStages are the properties of a key whose rate limiter and fault injection are set
-// but switched off.
+// offStages are the properties of a key whose rate limiter, fault injection and graded
+// throttling are set but switched off.
 var offStages = config.Overrides{
 	"rateLimit.enabled": "false", "rateLimit.permitsPerSecond": "300",
 	"faultInjection.enabled": "false", "faultInjection.percentage": "1", "faultInjection.fault": "LATENCY",
+	"throttle.enabled": "false",
 }
 
 // stagesSetter returns the SEMAPHORE setter of key with props added.
