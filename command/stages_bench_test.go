@@ -31,8 +31,8 @@ func stagesSetter(rt *Runtime, key string, props config.Overrides) Setter {
 	return s
 }
 
-// BenchmarkStagesOff runs plain Execute and Execute on a key whose rate limiter and fault
-// injection are off, in alternating rounds of the same size (so both see the same
+// BenchmarkStagesOff runs plain Execute and Execute on a key whose rate limiter, fault
+// injection and graded throttling are off, in alternating rounds of the same size (so both see the same
 // machine, each case first as often as last), and reports the medians over the rounds of
 // each one's ns/op, of its difference with plain in the same round, and of off/plain: what
 // the switched-off stages cost (nothing: the key's chain is the plain one). The "fault
