@@ -1,7 +1,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test generate-check test-bench test-modules test-norace fmt-check vet fuzz bench bench-check bench-readme bench-lib bench-adaptive cover demo soak e2e e2e-setup e2e-etcd e2e-fleet e2e-prometheus e2e-browser e2e-behaviour e2e-hedge
+.PHONY: build test generate-check test-bench test-modules test-norace fmt-check vet fuzz bench bench-check bench-readme bench-lib bench-adaptive bench-throttle cover demo soak e2e e2e-setup e2e-etcd e2e-fleet e2e-prometheus e2e-browser e2e-behaviour e2e-hedge
 
 # MODULES are the modules of their own inside this repository (each with a go.mod that
 # replaces github.com/rxhystrix/rxhystrix with the repository root), so that a user of the
@@ -183,6 +183,15 @@ e2e-hedge:
 ADAPTIVE_ARGS ?=
 bench-adaptive:
 	cd bench && $(GO) run ./cmd/goodput -out goodput $(ADAPTIVE_ARGS)
+
+# bench-throttle measures graded throttling beside the Hystrix breaker alone and go-zero's
+# breaker (bench/cmd/throttle, bench/README.md): received and accepted load at a loopback
+# backend shedding 3X, refusals after it recovers, refusals at 30 % random failures.
+# About 5 minutes; THROTTLE_ARGS="-warm 3s -measure 5s -after 5s -window 4s" for a quick
+# run. Not part of make test.
+THROTTLE_ARGS ?=
+bench-throttle:
+	cd bench && $(GO) run ./cmd/throttle $(THROTTLE_ARGS)
 
 # bench-lib runs the library packages' own benchmarks.
 bench-lib:

@@ -22,11 +22,11 @@ import (
 // TestTenThousandKeysBudget checks what command keys cost end to end at scale (without
 // the race detector, which changes both time and memory): creating the 10,000th key costs
 // about what the 100th did, a key with traffic in every bucket of its windows holds at
-// most 7 KB of heap (4.8 KB with Hystrix's events and properties; 6,721 B with those of
-// the rate limiter, fault injection, retry, hedge, budget, ADAPTIVE isolation and stream
+// most 7,100 B of heap (4.8 KB with Hystrix's events and properties; 6,721 B with those
+// of the rate limiter, fault injection, retry, hedge, budget, ADAPTIVE isolation and stream
 // phases: the 29th event type took each counter stripe from one pair of cache lines to
-// two, 512 B a key on 2 cores), and evicting every key gives back the heap and the
-// goroutines.
+// two, 512 B a key on 2 cores; 6,988 B before graded throttling's four properties, 7,088 B
+// with them, 25 B each), and evicting every key gives back the heap and the goroutines.
 func TestTenThousandKeysBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 5 s")
@@ -69,7 +69,7 @@ func TestTenThousandKeysBudget(t *testing.T) {
 	rt.Metrics().Flush()
 	perKey := float64(heapAlloc()-before) / keys
 	t.Logf("heap per key: %.0f B", perKey)
-	assert.LessOrEqual(t, perKey, 7000.0)
+	assert.LessOrEqual(t, perKey, 7100.0)
 
 	for range 3 { // windows empty, then idle for the timeout: every key is evicted
 		clk.Advance(time.Minute)

@@ -134,6 +134,7 @@ var layout = [...]stage{
 	retry{},
 	hedge{},
 	breakerGate{},
+	throttleGate{},
 	rateLimit{},
 	semaphore{},
 	adaptiveLimit{},
@@ -193,10 +194,20 @@ func newChain(stages [maxStages]stage) *link {
 	return c
 }
 
+// owning is implemented by a stage that owns state of its key (graded throttling's
+// window): a chain with one is the key's own, not kept among the runtime's shared chains,
+// so it goes when the key's chain is picked again or the key is forgotten.
+type owning interface{ ownsKeyState() }
+
 // chainOf returns the runtime's chain of stages (its outermost link), made on first use:
 // the keys of a runtime share the few chains their properties ask for, so a key costs no
-// chain of its own.
+// chain of its own (unless a stage owns state of the key: owning).
 func (r *Runtime) chainOf(stages [maxStages]stage) *link {
+	for _, s := range stages {
+		if _, ok := s.(owning); ok {
+			return newChain(stages)
+		}
+	}
 	if c, ok := r.chains.Load(stages); ok {
 		return c.(*link)
 	}

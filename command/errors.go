@@ -35,6 +35,9 @@ const (
 	// RateLimited: the key's rate limiter had no permit for the execution (beyond
 	// Hystrix; the cause is a *RateLimitError).
 	RateLimited
+	// Throttled: the key's adaptive throttle refused the execution locally (beyond
+	// Hystrix; graded throttling, the throttle.* properties).
+	Throttled
 )
 
 // String returns the Hystrix name, e.g. "REJECTED_SEMAPHORE_EXECUTION".
@@ -58,6 +61,8 @@ func (t FailureType) String() string {
 		return "REJECTED_ADAPTIVE_EXECUTION"
 	case RateLimited:
 		return "RATE_LIMITED"
+	case Throttled:
+		return "THROTTLED"
 	}
 	return "FailureType(" + strconv.Itoa(int(t)) + ")"
 }
@@ -84,6 +89,7 @@ var (
 	ErrFallbackRejected  error = &sentinel{RejectedSemaphoreFallback, "command: could not acquire a semaphore for fallback execution"}
 	ErrAdaptiveRejected  error = &sentinel{RejectedAdaptiveExecution, "command: could not acquire an adaptive permit for execution"}
 	ErrRateLimited       error = &sentinel{RateLimited, "command: rate limited"}
+	ErrThrottled         error = &sentinel{Throttled, "command: throttled"}
 )
 
 // Causes of failures that do not come from user code.
@@ -161,6 +167,8 @@ func (e *Error) what() string {
 		return "could not acquire an adaptive permit for execution"
 	case RateLimited:
 		return "was rate limited"
+	case Throttled:
+		return "was throttled"
 	case RejectedSemaphoreFallback:
 		// The fallback was rejected after some other failure: name that one.
 		var s *sentinel

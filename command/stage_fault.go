@@ -131,8 +131,9 @@ var faultErrors = func() map[config.Fault]*FaultError {
 	return m
 }()
 
-// WithRandom sets the random source of the fault injection stage's picks (default
-// math/rand/v2's): f must be safe for concurrent use. Tests give a seeded one.
+// WithRandom sets the random source of the stages that pick at random, fault injection and
+// graded throttling (default math/rand/v2's): f must be safe for concurrent use. Tests
+// give a seeded one.
 func WithRandom(f func() uint64) Option { return func(r *Runtime) { r.random = f } }
 
 // draw returns a random number for a pick.

@@ -9,11 +9,12 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 )
 
-// offStages are the properties of a key whose rate limiter and fault injection are set
-// but switched off.
+// offStages are the properties of a key whose rate limiter, fault injection and graded
+// throttling are set but switched off.
 var offStages = config.Overrides{
 	"rateLimit.enabled": "false", "rateLimit.permitsPerSecond": "300",
 	"faultInjection.enabled": "false", "faultInjection.percentage": "1", "faultInjection.fault": "LATENCY",
+	"throttle.enabled": "false",
 }
 
 // stagesSetter returns the SEMAPHORE setter of key with props added.
@@ -30,8 +31,8 @@ func stagesSetter(rt *Runtime, key string, props config.Overrides) Setter {
 	return s
 }
 
-// BenchmarkStagesOff runs plain Execute and Execute on a key whose rate limiter and fault
-// injection are off, in alternating rounds of the same size (so both see the same
+// BenchmarkStagesOff runs plain Execute and Execute on a key whose rate limiter, fault
+// injection and graded throttling are off, in alternating rounds of the same size (so both see the same
 // machine, each case first as often as last), and reports the medians over the rounds of
 // each one's ns/op, of its difference with plain in the same round, and of off/plain: what
 // the switched-off stages cost (nothing: the key's chain is the plain one). The "fault

@@ -179,6 +179,16 @@ func positiveFloat(f float64) error {
 	return nil
 }
 
+// atLeastFloat rejects numbers below lo.
+func atLeastFloat(lo float64) func(float64) error {
+	return func(f float64) error {
+		if f < lo {
+			return errors.New("must be >= " + strconv.FormatFloat(lo, 'g', -1, 64))
+		}
+		return nil
+	}
+}
+
 // percentFloat rejects numbers outside 0..100.
 func percentFloat(f float64) error {
 	if f < 0 || f > 100 {

@@ -194,6 +194,20 @@ var (
 	// HedgeDelayPercentile is hedge.delayPercentile = 0 (0..99): above 0, the wait before each
 	// hedge is the key's own rolling run-latency percentile (90, 95, 99).
 	HedgeDelayPercentile = key(commandScope, "hedge.delayPercentile", 0, intCodec, within(0, 99))
+
+	// ThrottleEnabled is throttle.enabled = false: graded throttling (Google SRE's
+	// client-side adaptive throttling, package throttle) refuses a share of the calls
+	// locally as the dependency accepts fewer of them.
+	ThrottleEnabled = key(commandScope, "throttle.enabled", false, boolCodec, nil)
+	// ThrottleK is throttle.k = 2 (>= 1): the multiplier K; the dependency receives about K
+	// times what it accepts.
+	ThrottleK = key(commandScope, "throttle.k", 2.0, floatCodec, atLeastFloat(1))
+	// ThrottleWindow is throttle.windowInMilliseconds = 120000 (> 0): how long requests and
+	// accepts are counted.
+	ThrottleWindow = key(commandScope, "throttle.windowInMilliseconds", 2*time.Minute, millisCodec, positive)
+	// ThrottleMinRequests is throttle.minRequests = 20 (>= 0): below this many requests in
+	// the window nothing is refused.
+	ThrottleMinRequests = key(commandScope, "throttle.minRequests", 20, intCodec, atLeast(0))
 )
 
 // The values of stream.overflow.

@@ -85,6 +85,10 @@ func TestCommandDefaults(t *testing.T) {
 		"hedge.maxHedges":                                     "0",
 		"hedge.delayInMilliseconds":                           "100",
 		"hedge.delayPercentile":                               "0",
+		"throttle.enabled":                                    "false",
+		"throttle.k":                                          "2",
+		"throttle.windowInMilliseconds":                       "120000",
+		"throttle.minRequests":                                "20",
 	}, settingsMap(t, "hystrix.command.Cmd.", c.Settings()))
 
 	assert.Equal(t, "Cmd", c.Key())
@@ -174,7 +178,7 @@ func TestSettingsOrderFollowsStructOrder(t *testing.T) {
 	s := c.Settings()
 	require.NotEmpty(t, s)
 	assert.Equal(t, "execution.isolation.strategy", s[0].Name)
-	assert.Equal(t, HedgeDelayPercentile.Name(), s[len(s)-1].Name)
+	assert.Equal(t, ThrottleMinRequests.Name(), s[len(s)-1].Name)
 }
 
 func TestIsolationStrategy(t *testing.T) {

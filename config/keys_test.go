@@ -78,6 +78,7 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		StreamEstablishTimeout.Name(), StreamFirstItemTimeout.Name(), StreamIdleTimeout.Name(),
 		StreamMaxLifetime.Name(), StreamMaxItemsInFlight.Name(), StreamOverflow.Name(),
 		HedgeMaxHedges.Name(), HedgeDelay.Name(), HedgeDelayPercentile.Name(),
+		ThrottleEnabled.Name(), ThrottleK.Name(), ThrottleWindow.Name(), ThrottleMinRequests.Name(),
 	})
 	assert.Equal(t, names(p.Settings()), []string{
 		ThreadPoolCoreSize.Name(), ThreadPoolMaximumSize.Name(),

@@ -44,3 +44,19 @@ func TestStageProperties(t *testing.T) {
 		assert.Equal(t, f, g)
 	}
 }
+
+func TestThrottleProperties(t *testing.T) {
+	c, err := NewStore().Command("Throttled", Overrides{"throttle.enabled": "true", "throttle.k": "1.5",
+		"throttle.windowInMilliseconds": "60000", "throttle.minRequests": "0"})
+	require.NoError(t, err)
+	assert.True(t, ThrottleEnabled.In(c).Get())
+	assert.Equal(t, 1.5, ThrottleK.In(c).Get())
+	assert.Equal(t, time.Minute, ThrottleWindow.In(c).Get())
+	assert.Zero(t, ThrottleMinRequests.In(c).Get())
+	for name, raw := range map[string]string{
+		"throttle.k": "0.9", "throttle.windowInMilliseconds": "0", "throttle.minRequests": "-1",
+	} {
+		assert.ErrorContains(t, ValidateCommand("Bad", Overrides{name: raw}), name, "%s=%s", name, raw)
+	}
+	assert.ErrorContains(t, ValidateCommand("Bad", Overrides{"throttle.k": "0.9"}), "must be >= 1")
+}

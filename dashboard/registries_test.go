@@ -348,7 +348,7 @@ func TestRegistriesOverHTTP(t *testing.T) {
 		"rollingCountResponsesFromCache": 1.0, "rollingCountSemaphoreRejected": 0.0, "rollingCountAdaptiveRejected": 0.0,
 		"rollingCountShortCircuited": 2.0, "rollingCountSuccess": 12.0, "rollingCountThreadPoolRejected": 1.0,
 		"rollingCountTimeout": 3.0, "rollingCountRateLimited": 0.0, "rollingCountFaultInjected": 0.0,
-		"rollingCountRetry": 0.0, "rollingCountBudgetExhausted": 0.0, "rollingCountHedge": 0.0,
+		"rollingCountRetry": 0.0, "rollingCountBudgetExhausted": 0.0, "rollingCountHedge": 0.0, "rollingCountThrottled": 0.0,
 		"currentConcurrentExecutionCount":    2.0,
 		"rollingMaxConcurrentExecutionCount": 2.0, "latencyExecute_mean": 53.0, "latencyTotal_mean": 54.0,
 		"propertyValue_circuitBreakerRequestVolumeThreshold":             10.0,

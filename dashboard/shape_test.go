@@ -53,6 +53,7 @@ var commandShape = object{
 	"rollingCountAdaptiveRejected": kInt,                                                                                // ours
 	"adaptiveLimit":                optional{kInt}, "adaptiveInflight": optional{kInt}, "adaptiveQueue": optional{kInt}, // ours, ADAPTIVE keys only
 	"rollingCountRetry": kInt, "rollingCountBudgetExhausted": kInt, "rollingCountHedge": kInt,
+	"rollingCountThrottled":           kInt,
 	"currentConcurrentExecutionCount": kInt, "rollingMaxConcurrentExecutionCount": kInt,
 	"latencyExecute_mean": kInt, "latencyExecute": kPct, "latencyTotal_mean": kInt, "latencyTotal": kPct,
 	"propertyValue_circuitBreakerRequestVolumeThreshold":             kInt,

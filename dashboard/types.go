@@ -83,6 +83,9 @@ type CommandCounts struct {
 	Retry           int64 `json:"rollingCountRetry"`
 	BudgetExhausted int64 `json:"rollingCountBudgetExhausted"`
 	Hedge           int64 `json:"rollingCountHedge"`
+	// Throttled is beyond Hystrix (graded throttling): the calls the key's adaptive
+	// throttle refused.
+	Throttled int64 `json:"rollingCountThrottled"`
 
 	// Beyond Hystrix: the stream events (command.Stream), omitted while zero so that a
 	// key without streams sends what Hystrix sends.

@@ -70,8 +70,14 @@ const (
 	// each one a completion of its own, so its rolling count is the number of hedges.
 	Hedge
 
+	// Graded throttling (command/stage_throttle.go).
+
+	// Throttled: the key's adaptive throttle refused the execution locally (package
+	// throttle); the fallback answers, as for a rejection.
+	Throttled
+
 	// NumEventTypes is the number of command event types.
-	NumEventTypes = int(Hedge) + 1
+	NumEventTypes = int(Throttled) + 1
 )
 
 // Health is what an event says about the health of the dependency behind its command: the
@@ -146,6 +152,10 @@ var eventInfos = [NumEventTypes]eventInfo{
 	StreamResumed:          {name: "STREAM_RESUMED", stream: "StreamResumed"},
 	// Hedges: neutral, each attempt counts for health on its own.
 	Hedge: {name: "HEDGE", stream: "Hedge"},
+	// Throttling: neutral, like a rate limit. The dependency was not called, and the share
+	// refused follows the share it refuses itself: counted against health, the refusals
+	// would open the breaker and turn partial shedding into a total outage.
+	Throttled: {name: "THROTTLED", stream: "Throttled"},
 }
 
 // Masks of the event types with an attribute, made from eventInfos.

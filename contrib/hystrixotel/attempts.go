@@ -28,8 +28,8 @@ const (
 	// outcomes are the events that decide an attempt: its span ends when one was marked.
 	outcomes = 1<<metrics.Success | 1<<metrics.Failure | 1<<metrics.Timeout | 1<<metrics.BadRequest |
 		1<<metrics.ShortCircuited | 1<<metrics.ThreadPoolRejected | 1<<metrics.SemaphoreRejected |
-		1<<metrics.RateLimited | 1<<metrics.AdaptiveRejected | 1<<metrics.StreamEstablishTimeout |
-		1<<metrics.Cancelled
+		1<<metrics.RateLimited | 1<<metrics.AdaptiveRejected | 1<<metrics.Throttled |
+		1<<metrics.StreamEstablishTimeout | 1<<metrics.Cancelled
 	// attemptEvents are the events an attempt span lists: its outcome, RETRY (all but the
 	// first) and FAULT_INJECTED; the fallback's and the budget's are the command's.
 	attemptEvents = outcomes | 1<<metrics.Retry | 1<<metrics.FaultInjected

@@ -21,7 +21,7 @@
   const CALL_COUNTS = ['rollingCountSuccess', 'rollingCountFailure', 'rollingCountTimeout',
     'rollingCountThreadPoolRejected', 'rollingCountSemaphoreRejected', 'rollingCountShortCircuited',
     'rollingCountBadRequests', 'rollingCountResponsesFromCache', 'rollingCountRateLimited',
-    'rollingCountAdaptiveRejected',
+    'rollingCountAdaptiveRejected', 'rollingCountThrottled',
     'rollingCountEstablishTimeout', 'rollingCountMidStreamFailure']; // a stream's outcome when not a success
 
   // ---- Summing and per-host values (pure functions) ----
@@ -144,6 +144,7 @@
         num(d.rollingCountAdaptiveRejected),
       failure: num(d.rollingCountFailure),
       limited: num(d.rollingCountRateLimited), injected: num(d.rollingCountFaultInjected),
+      throttled: num(d.rollingCountThrottled),
       // Retries and hedges (extra fields: a Hystrix stream from elsewhere has none): their
       // cells show when the frame has their fields.
       retries: d.rollingCountRetry !== undefined || d.rollingCountBudgetExhausted !== undefined,
@@ -345,6 +346,7 @@
         card.list('counts', [['success', 'Success'], ['shortCircuited', 'Short-circ.'], ['badRequest', 'Bad request'],
           ['timeout', 'Timeout'], ['rejected', 'Rejected'], ['failure', 'Failure'],
           ['limited', 'Rate-limited'], ['injected', 'Faults injected'],
+          ['throttled', 'Throttled', 'THROTTLED: calls the adaptive throttle refused'],
           ['retry', 'Retries', 'RETRY: attempts beyond the first'],
           ['budgetExhausted', 'Budget exh.', 'BUDGET_EXHAUSTED: retries or hedges the budget refused'],
           ['hedge', 'Hedges', 'HEDGE: attempts started while another was running']]);
@@ -378,7 +380,7 @@
         card.set('since', item.changedAt ? `${v.state} since ${clock(item.changedAt)}` : '');
         for (const c of ['open', 'partial', 'forced-open', 'forced-closed']) card.flag(c, v.stateClass === c);
         for (const k of ['success', 'shortCircuited', 'badRequest', 'timeout', 'rejected', 'failure',
-          'limited', 'injected', 'retry', 'budgetExhausted', 'hedge', 'p50', 'p90', 'p99', 'p995', 'mean']) {
+          'limited', 'injected', 'throttled', 'retry', 'budgetExhausted', 'hedge', 'p50', 'p90', 'p99', 'p995', 'mean']) {
           card.set(k, int(v[k]));
         }
         card.flag('retries', v.retries);
