@@ -38,6 +38,8 @@ type Command[T any] struct {
 // its first use (Define does it at once and returns the error of an invalid Setter;
 // here, an invalid one fails every execution with a BAD_REQUEST_EXCEPTION). run gets a
 // context that carries the caller's values; see the package documentation for when it ends.
+// Each call compares s with the key's first Setter, entry by entry (a difference is logged
+// once): for a key called on every request, Define it once and use its Kind.
 func New[T any](s Setter, run func(ctx context.Context) (T, error)) *Command[T] {
 	rt := s.normalize()
 	return newCommand(rt.state(&s, false), run)

@@ -31,7 +31,7 @@ func stagesSetter(rt *Runtime, key string, props config.Overrides) Setter {
 	return s
 }
 
-// BenchmarkStagesOff runs plain Execute and Execute on a key whose rate limiter, fault
+// BenchmarkStagesOff runs Kind.Execute on a plain key and on one whose rate limiter, fault
 // injection and graded throttling are off, in alternating rounds of the same size (so both see the same
 // machine, each case first as often as last), and reports the medians over the rounds of
 // each one's ns/op, of its difference with plain in the same round, and of off/plain: what
@@ -46,6 +46,14 @@ func BenchmarkStagesOff(b *testing.B) {
 		stagesSetter(rt, "notPicked", config.Overrides{"faultInjection.enabled": "true", "faultInjection.percentage": "0.0001"}),
 		stagesSetter(rt, "limiterAdmits", config.Overrides{"rateLimit.enabled": "true", "rateLimit.permitsPerSecond": "1e9"}),
 	}
+	kinds := make([]*Kind[int], len(setters)) // each key defined once, as a user does
+	for i, s := range setters {
+		k, err := Define[int](s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kinds[i] = k.WithFallback(benchFallback)
+	}
 	names := []string{"plain", "off", "faultNotPicked", "limiterAdmits"}
 	const rounds = 50
 	ns := make([][rounds]float64, len(setters)) // per round and case
@@ -57,10 +65,10 @@ func BenchmarkStagesOff(b *testing.B) {
 			order[1], order[2] = order[2], order[1]
 		}
 		for _, i := range order {
-			s := setters[i]
+			k := kinds[i]
 			start := time.Now()
 			for range n {
-				if _, err := New(s, benchRun).WithFallback(benchFallback).Execute(ctx); err != nil {
+				if _, err := k.Execute(ctx, benchRun); err != nil {
 					b.Fatal(err)
 				}
 			}
