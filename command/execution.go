@@ -50,6 +50,7 @@ type execution struct {
 
 	first attempt  // the first attempt
 	last  *attempt // the last attempt when there were several (lastAttempt); nil: first
+	spare *thread  // a reused Command's thread from its last execution, for the first attempt (newThread)
 }
 
 // async is what a door that does not wait (Queue, Observe) adds when its chain may wait

@@ -23,11 +23,17 @@ func (threadPool) forKey(k shape) (stage, bool) { return threadPool{}, k.iso == 
 
 func (threadPool) waits() {}
 
-// thread is what a THREAD attempt adds, made by the timeout stage as the attempt starts:
-// the channel its caller waits on for the race's winner (won, closed by settle once v is
-// written), and the pool goroutine's state (Hystrix's ThreadState), guarded by mu.
+func (threadPool) handsBack() {}
+
+// thread is what a THREAD attempt adds, made (or taken back from the execution's spare)
+// by the timeout stage as the attempt starts: the pool task itself (Run), the channel its
+// caller waits on for the race's winner (won: settle writes v, then sends), and the pool
+// goroutine's state (Hystrix's ThreadState), guarded by mu. A Kind reuses it with its
+// execution once the caller got the run's verdict (handedBack): no allocation per call.
 type thread struct {
-	won     chan struct{}
+	a       *attempt
+	next    next          // the rest of the chain, which the worker runs
+	won     chan struct{} // capacity 1: settle's send never blocks; await takes it
 	v       verdict
 	tp      *metrics.ThreadPoolMetrics // the pool's metrics, once the pool stage has the pool
 	mu      sync.Mutex
@@ -47,8 +53,8 @@ const (
 func (threadPool) run(x *execution, a *attempt, next next) verdict {
 	pool, tp, err := x.ks.threadPool()
 	if err == nil {
-		a.thread.tp = tp
-		err = pool.Submit(func() { a.work(next) })
+		a.thread.tp, a.thread.next = tp, next
+		err = pool.SubmitTask(a.thread)
 	}
 	if err != nil {
 		if !a.race.runEnded() {
@@ -62,6 +68,31 @@ func (threadPool) run(x *execution, a *attempt, next next) verdict {
 		a.endThread()
 	}
 	return v
+}
+
+// newThread returns the thread of THREAD attempt a: for the first attempt the one an earlier
+// execution of a reused Command left (x.spare), else a new one.
+func (x *execution) newThread(a *attempt) *thread {
+	t := x.spare
+	if t == nil || a != &x.first {
+		t = &thread{won: make(chan struct{}, 1)}
+	} else {
+		x.spare = nil
+		*t = thread{won: t.won}
+	}
+	t.a = a
+	return t
+}
+
+// Run is the pool task (isolation.Task): the attempt's work.
+func (t *thread) Run() { t.a.work(t.next) }
+
+// handedBack reports whether the pool goroutine is done with the attempt: the run's side
+// won the race (or the pool refused the attempt), and settle, the worker's last touch,
+// handed its verdict to the caller. When the timer or the caller won, the run may go on.
+func (t *thread) handedBack() bool {
+	p := t.a.race.phase.Load()
+	return p == raceRun || p == raceRecorded
 }
 
 // work is the pool task: it runs the rest of the chain unless the race is over already,

@@ -56,7 +56,7 @@ func (a *attempt) startClock(waited bool) {
 		a.rc.lazy = !waited
 	}
 	if waited { // the caller will wait for the race's winner: the timer must be able to wake it
-		a.thread = &thread{won: make(chan struct{})}
+		a.thread = x.newThread(a)
 	}
 	a.race.open()
 	if waited && a.timeout > 0 {
@@ -129,7 +129,7 @@ func (r *race) lost() verdict {
 func (a *attempt) settle(v verdict) {
 	if t := a.thread; t != nil {
 		t.v = v
-		close(t.won)
+		t.won <- struct{}{}
 	}
 }
 

@@ -87,12 +87,34 @@ func newPool(key string, set poolSettings, clk clock.Clock) *Pool {
 // Key returns the thread-pool key.
 func (p *Pool) Key() string { return p.key }
 
+// Task is work a Pool runs on one of its workers: SubmitTask's argument. A value that is
+// its own task (a pooled one) is handed to a worker without an allocation, where a closure
+// given to Submit costs one.
+type Task interface {
+	// Run does the work on the worker's goroutine.
+	Run()
+}
+
+// funcTask is a func as a Task.
+type funcTask func()
+
+func (f funcTask) Run() { f() }
+
 // Submit runs task on a worker of the pool, or returns an error matching ErrRejected (a
 // *RejectedError naming the pool and the reason; also ErrClosed after Close) without
 // running it. It never blocks. Submit panics if task is nil.
 func (p *Pool) Submit(task func()) error {
 	if task == nil {
 		panic("isolation: Submit of a nil task")
+	}
+	return p.SubmitTask(funcTask(task))
+}
+
+// SubmitTask is Submit for a Task: it runs task.Run on a worker of the pool, or returns
+// Submit's errors without running it. It never blocks. SubmitTask panics if task is nil.
+func (p *Pool) SubmitTask(task Task) error {
+	if task == nil {
+		panic("isolation: SubmitTask of a nil task")
 	}
 	core, maxSize := p.set.sizes()
 	p.mu.Lock()
