@@ -202,10 +202,15 @@ func (x *execution) wait(ch <-chan struct{}) bool {
 	if x.async != nil {
 		quit = x.async.quit
 	}
+	done := x.parent.Done()
+	if done == nil && quit == nil { // a caller that cannot leave: a plain receive, no select
+		<-ch
+		return true
+	}
 	select {
 	case <-ch:
 		return true
-	case <-x.parent.Done():
+	case <-done:
 	case <-quit:
 	}
 	select { // both happened: what ch stands for wins

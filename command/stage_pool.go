@@ -27,19 +27,21 @@ func (threadPool) handsBack() {}
 
 // thread is what a THREAD attempt adds, made (or taken back from the execution's spare)
 // by the timeout stage as the attempt starts: the pool task itself (Run), the channel its
-// caller waits on for the race's winner (won: settle writes v, then sends), and the pool
+// caller waits on for the race's winner (won: Finish or the timer's settle writes v, then sends), and the pool
 // goroutine's state (Hystrix's ThreadState), guarded by mu. A Kind reuses it with its
 // execution once the caller got the run's verdict (handedBack): no allocation per call.
 type thread struct {
 	a       *attempt
 	next    next          // the rest of the chain, which the worker runs
-	won     chan struct{} // capacity 1: settle's send never blocks; await takes it
+	won     chan struct{} // capacity 1: a send never blocks; await takes it
 	v       verdict
+	back    bool                       // the run's side won: Finish sends on won (the worker's)
 	tp      *metrics.ThreadPoolMetrics // the pool's metrics, once the pool stage has the pool
 	mu      sync.Mutex
 	state   uint8         // threadQueued, threadStarted or threadEnded
 	running bool          // the run is on the worker and has not returned
 	started time.Duration // when the worker took the run
+	queues  bool          // the pool has a queue: the worker reads the clock as it takes the run
 }
 
 // Thread states: the run waits in the pool, runs, or is over for the command (it returned,
@@ -53,7 +55,7 @@ const (
 func (threadPool) run(x *execution, a *attempt, next next) verdict {
 	pool, tp, err := x.ks.threadPool()
 	if err == nil {
-		a.thread.tp, a.thread.next = tp, next
+		a.thread.tp, a.thread.next, a.thread.queues = tp, next, pool.Queues()
 		err = pool.SubmitTask(a.thread)
 	}
 	if err != nil {
@@ -87,8 +89,16 @@ func (x *execution) newThread(a *attempt) *thread {
 // Run is the pool task (isolation.Task): the attempt's work.
 func (t *thread) Run() { t.a.work(t.next) }
 
+// Finish hands the run's verdict to the caller, if the run's side won the race, once the
+// worker is idle again (isolation.Finisher): the worker's last touch of the attempt.
+func (t *thread) Finish() {
+	if t.back {
+		t.won <- struct{}{}
+	}
+}
+
 // handedBack reports whether the pool goroutine is done with the attempt: the run's side
-// won the race (or the pool refused the attempt), and settle, the worker's last touch,
+// won the race (or the pool refused the attempt), and Finish, the worker's last touch,
 // handed its verdict to the caller. When the timer or the caller won, the run may go on.
 func (t *thread) handedBack() bool {
 	p := t.a.race.phase.Load()
@@ -96,7 +106,7 @@ func (t *thread) handedBack() bool {
 }
 
 // work is the pool task: it runs the rest of the chain unless the race is over already,
-// and settles the race for the run's side if that side won it. A run that calls
+// and keeps the verdict for Finish if the run's side won the race. A run that calls
 // runtime.Goexit ends the worker's goroutine (the pool replaces it); its FAILURE is
 // recorded on the way down (run stage) and the race settled all the same.
 func (a *attempt) work(next next) {
@@ -105,12 +115,13 @@ func (a *attempt) work(next next) {
 	}
 	v := verdict{kind: failed, cause: errGoexit} // what the waiter gets if the goroutine unwinds
 	defer func() {
-		a.thread.mu.Lock()
-		a.thread.running = false
-		a.thread.mu.Unlock()
+		t := a.thread
+		t.mu.Lock()
+		t.running = false
+		t.mu.Unlock()
 		switch a.race.phase.Load() {
-		case raceRun, raceRecorded: // the run's side won: it hands its verdict over
-			a.settle(v)
+		case raceRun, raceRecorded: // the run's side won: Finish hands its verdict over
+			t.v, t.back = v, true
 		}
 	}()
 	v = next.run(a.x, a)
@@ -120,7 +131,9 @@ func (a *attempt) work(next next) {
 }
 
 // startThread reports whether the run may start (the caller still waits for it) and, if
-// so, records the start: concurrency, the pool's active count, the run's start time.
+// so, records the start: concurrency, the pool's active count, the run's start time (the
+// attempt's, from a pool without a queue, where a task goes to a worker at once: the
+// hand-off, a goroutine switch, counts in the execution latency and spares a clock read).
 func (a *attempt) startThread() bool {
 	t := a.thread
 	t.mu.Lock()
@@ -129,7 +142,10 @@ func (a *attempt) startThread() bool {
 		t.state = threadEnded
 		return false
 	}
-	t.state, t.running, t.started = threadStarted, true, a.x.now()
+	t.state, t.running, t.started = threadStarted, true, a.start
+	if t.queues { // the run may have waited in the queue, which is not execution latency
+		t.started = a.x.now()
+	}
 	a.executed = true
 	a.x.ks.metrics.MarkStart()
 	t.tp.MarkStart()

@@ -124,8 +124,9 @@ func (r *race) lost() verdict {
 	return verdict{kind: cancelled}
 }
 
-// settle hands the race winner's verdict to the goroutine waiting for it (THREAD
-// isolation: the attempt's thread holds the channel it waits on).
+// settle hands the timer's verdict to the goroutine waiting for it (THREAD isolation: the
+// attempt's thread holds the channel it waits on; the run's side hands its own over in
+// thread.Finish).
 func (a *attempt) settle(v verdict) {
 	if t := a.thread; t != nil {
 		t.v = v

@@ -95,6 +95,19 @@ type Task interface {
 	Run()
 }
 
+// Finisher is a Task that wants to know when its worker is done with it: Finish runs on
+// the worker after Run however Run ended (returned, panicked, runtime.Goexit), once the
+// pool counts the task completed and the worker idle (or gone), just before the worker
+// waits for its next task. A caller woken by Finish that submits its next task at once
+// finds the worker idle, and the worker parks right after waking it, as a goroutine
+// reading a channel in a loop does (waking the caller from Run instead, the caller may
+// find the worker still busy, or run on another core while it finishes). A panic in
+// Finish is recovered and logged.
+type Finisher interface {
+	Task
+	Finish()
+}
+
 // funcTask is a func as a Task.
 type funcTask func()
 
@@ -153,6 +166,11 @@ func (p *Pool) SubmitTask(task Task) error {
 	p.mu.Unlock()
 	return nil
 }
+
+// Queues reports whether a task the pool accepts may wait in its queue (maxQueueSize > 0,
+// fixed at creation); without a queue an accepted task goes to a worker at once (an idle
+// one, or a new one).
+func (p *Pool) Queues() bool { return p.set.maxQueueSize > 0 }
 
 // Gauges returns the pool's gauges.
 func (p *Pool) Gauges() PoolGauges {

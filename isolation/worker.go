@@ -31,11 +31,12 @@ func (p *Pool) work(w *worker, task Task) {
 	defer func() {
 		if !normal {
 			p.abandon()
+			p.finish(task)
 		}
 	}()
 	for task != nil {
 		p.run(task)
-		task = p.next(w)
+		task = p.next(w, task)
 	}
 	normal = true
 }
@@ -51,10 +52,26 @@ func (p *Pool) run(task Task) {
 	task.Run()
 }
 
-// next counts the finished task and returns the worker's next task: the oldest queued one,
-// else whatever is handed to it once idle; nil when the worker must exit: it is above the
-// (lowered) maximum size, or the pool is closed and the queue is empty.
-func (p *Pool) next(w *worker) Task {
+// finish calls t's Finish if it is a Finisher, recovering (and logging) a panic.
+func (p *Pool) finish(t Task) {
+	f, ok := t.(Finisher)
+	if !ok {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.logger.Error("isolation: Finish panicked; the worker goes on",
+				"pool", p.key, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	f.Finish()
+}
+
+// next counts the finished task done, finishes it (Finisher) and returns the worker's next
+// task: the oldest queued one, else whatever is handed to it once idle; nil when the worker
+// must exit: it is above the (lowered) maximum size, or the pool is closed and the queue
+// is empty.
+func (p *Pool) next(w *worker, done Task) Task {
 	p.mu.Lock()
 	p.completed++
 	core, maxSize := p.set.sizes()
@@ -62,16 +79,19 @@ func (p *Pool) next(w *worker) Task {
 		p.workers--
 		p.active--
 		p.mu.Unlock()
+		p.finish(done)
 		return nil
 	}
 	if t := p.queue.pop(); t != nil {
 		p.mu.Unlock()
+		p.finish(done)
 		return t
 	}
 	p.active--
 	if p.closed.Load() {
 		p.workers--
 		p.mu.Unlock()
+		p.finish(done)
 		return nil
 	}
 	p.adapt(core, maxSize)
@@ -83,6 +103,7 @@ func (p *Pool) next(w *worker) Task {
 	}
 	p.idle = append(p.idle, w)
 	p.mu.Unlock()
+	p.finish(done) // idle already: a caller it wakes that submits at once finds this worker
 	return <-w.tasks
 }
 
