@@ -100,6 +100,8 @@ func (t *thread) Finish() {
 // handedBack reports whether the pool goroutine is done with the attempt: the run's side
 // won the race (or the pool refused the attempt), and Finish, the worker's last touch,
 // handed its verdict to the caller. When the timer or the caller won, the run may go on.
+// The caller asks it once await returned (it got the verdict from Finish whenever the
+// run's side won); then it reads the thread without its lock.
 func (t *thread) handedBack() bool {
 	p := t.a.race.phase.Load()
 	return p == raceRun || p == raceRecorded
@@ -159,10 +161,14 @@ func (a *attempt) endThread() {
 	if t == nil {
 		return
 	}
-	t.mu.Lock()
-	started := t.state == threadStarted
-	t.state = threadEnded
-	t.mu.Unlock()
+	var started bool
+	if t.handedBack() { // the worker is done with it: no lock
+		started, t.state = t.state == threadStarted, threadEnded
+	} else {
+		t.mu.Lock()
+		started, t.state = t.state == threadStarted, threadEnded
+		t.mu.Unlock()
+	}
 	if h := a.x.hook; h != nil && started {
 		a.x.ks.rt.safeHook(func() { h.OnThreadComplete(a.ctx(), a.x.ks.info) })
 	}
@@ -173,8 +179,12 @@ func (t *thread) record(counts metrics.EventCounts, executed bool, latency, tota
 	t.tp.MarkComplete(metrics.NewExecutionResult(counts, executed, true, latency, total))
 }
 
-// ran reports, under the thread's lock, whether a's run started on the pool goroutine.
+// ran reports, under the thread's lock unless the worker handed the attempt back, whether
+// a's run started on the pool goroutine.
 func (t *thread) ran(a *attempt) bool {
+	if t.handedBack() {
+		return a.executed
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return a.executed
@@ -183,7 +193,7 @@ func (t *thread) ran(a *attempt) bool {
 // runGoingOn reports whether a run on a pool goroutine has started and not returned.
 func (a *attempt) runGoingOn() bool {
 	t := a.thread
-	if t == nil {
+	if t == nil || t.handedBack() {
 		return false
 	}
 	t.mu.Lock()
