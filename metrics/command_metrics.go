@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math/bits"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,7 +106,7 @@ func (m *CommandMetrics) MarkEnd() { m.s.current.Add(-1) }
 // Completions subscribers it offers them the completion too, without waiting (Feed).
 func (m *CommandMetrics) MarkComplete(res ExecutionResult) {
 	s := m.s
-	i := stripeOf() & s.c.mask // the stripe of this call: feeds count misses on theirs
+	i := rand.Uint32() & s.c.mask // the stripe of this call: feeds count misses on theirs
 	st := &s.c.stripes[i]
 	c := res.events
 	for set := c.set &^ (1<<ExceptionThrown | 1<<CommandMaxActive); set != 0; set &= set - 1 {

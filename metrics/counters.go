@@ -2,8 +2,8 @@ package metrics
 
 import (
 	"math/bits"
+	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 )
 
@@ -38,9 +38,9 @@ const (
 	maxStripes      = maxCounterBytes / stripeSize
 )
 
-// counters are the striped monotonic counters of one key. A caller writes the stripe of
-// its P (stripeOf), so that the cores of parallel callers on one hot key each keep writing
-// lines of their own, which stay in their caches; a reader sums over the stripes.
+// counters are the striped monotonic counters of one key. A caller picks a stripe at
+// random per call (math/rand/v2: per-thread state, no lock), so parallel callers rarely
+// share a line; a reader sums over the stripes.
 type counters struct {
 	stripes []stripe
 	mask    uint32
@@ -54,29 +54,7 @@ func newCounters() counters {
 }
 
 // pick returns the stripe for this call.
-func (c *counters) pick() *stripe { return &c.stripes[stripeOf()&c.mask] }
-
-// lanes holds one lane number per P: sync.Pool keeps an item per P, so a goroutine takes
-// its P's own and puts it back at once. Lanes are numbered as Ps first ask (and again
-// after a garbage collection emptied the pool, which costs one small allocation per P).
-var (
-	lanes    = sync.Pool{New: func() any { l := lane(nextLane.Add(1)); return &l }}
-	nextLane atomic.Uint32
-)
-
-type lane uint32
-
-// stripeOf returns the lane of the caller's P, which the key's counters reduce to one of
-// their stripes. A random stripe per call would write, one time in two on two cores, a line
-// the other core wrote last, and pass it between their caches even when they never write
-// at the same instant; a goroutine that moves to another P mid-call only writes another
-// P's stripe once.
-func stripeOf() uint32 {
-	l := lanes.Get().(*lane)
-	n := uint32(*l)
-	lanes.Put(l)
-	return n
-}
+func (c *counters) pick() *stripe { return &c.stripes[rand.Uint32()&c.mask] }
 
 // load returns the sum over the stripes of slot i.
 func (c *counters) load(i int) uint32 {
