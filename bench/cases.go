@@ -66,13 +66,11 @@ func CaseNamed(name string) (Case, bool) {
 // Call is one protected call of a case through one library.
 type Call func(ctx context.Context) (int, error)
 
-// Includes reports whether lib takes part in the case: goroutine isolation only where the
-// library has it, front doors only where it has them.
+// Includes reports whether lib takes part in the case: front doors only where it has
+// them. Every library takes part in goroutine isolation: one without it (Lib.Thread false)
+// makes its ordinary call, the price a user of goroutine isolation is compared with.
 func (c Case) Includes(lib Lib) bool {
-	switch {
-	case c.Settings.Thread:
-		return lib.Thread
-	case c.Door != nil:
+	if c.Door != nil {
 		return lib.Name == "rxhystrix"
 	}
 	return true

@@ -39,7 +39,8 @@ type Lib struct {
 	// Goroutines is true when every call runs on a goroutine of the library (THREAD
 	// isolation is then its normal mode).
 	Goroutines bool
-	// Thread is true when the library offers goroutine isolation (Settings.Thread).
+	// Thread is true when the library offers goroutine isolation (Settings.Thread); the
+	// others ignore it.
 	Thread bool
 }
 

@@ -84,10 +84,11 @@ func TestANotifierAllocatesNothing(t *testing.T) {
 	assert.Positive(t, n.executions.Load())
 }
 
-// TestKindExecuteAllocations pins Kind.Execute at zero allocations on the SEMAPHORE paths
-// it reuses its Commands on: a success (with a run that ignores its context, and one that
-// asks for Done and Err), a failure the fallback recovers, a short circuit (the breaker
-// tripped, or forced open) the fallback answers.
+// TestKindExecuteAllocations pins Kind.Execute at zero allocations on the paths it reuses
+// its Commands on: a success (with a run that ignores its context, and one that asks for
+// Done and Err), a failure the fallback recovers, a short circuit (the breaker tripped, or
+// forced open) the fallback answers; under THREAD isolation too, where the Command is the
+// pool's task and its thread and channel are reused with it.
 func TestKindExecuteAllocations(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	rt := NewRuntime(WithClock(clk))
@@ -132,7 +133,14 @@ func TestKindExecuteAllocations(t *testing.T) {
 		{"failure with fallback", define("failure", "circuitBreaker.enabled", "false"), failRun, 2},
 		{"short circuit with fallback", tripped, benchRun, 2},
 		{"forced short circuit with fallback", define("forced", "circuitBreaker.forceOpen", "true"), benchRun, 2},
+		{"THREAD success", define("thread", "execution.isolation.strategy", "THREAD"), benchRun, 1},
+		{"THREAD success, run watching ctx", define("thread-watching", "execution.isolation.strategy", "THREAD"), watching, 1},
+		{"THREAD failure with fallback", define("thread-failure", "execution.isolation.strategy", "THREAD",
+			"circuitBreaker.enabled", "false"), failRun, 2},
 	} {
+		for range 100 { // the pool's workers start (a goroutine each) while no idle one is there
+			_, _ = tc.k.Execute(ctx, tc.run)
+		}
 		allocs := testing.AllocsPerRun(1000, func() {
 			if v, err := tc.k.Execute(ctx, tc.run); err != nil || v != tc.want {
 				t.Fatal(tc.name, v, err)

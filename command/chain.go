@@ -44,6 +44,7 @@ type link struct {
 	wrap  wrapper
 	next  *link
 	waits bool // a stage from this one inward implements waiting
+	holds bool // ... and one of those may hold the execution after its verdict (not handingBack)
 }
 
 // maxSteps bounds the steps one link.run enters, and maxStages the stages of a chain
@@ -115,6 +116,11 @@ type optional interface {
 // such a stage on a goroutine of its own (execution.driveAsync).
 type waiting interface{ waits() }
 
+// handingBack is implemented by a waiting stage whose goroutine lets go of the execution
+// before the caller learns its verdict (the goroutine pool: thread.handedBack), so that a
+// Kind can reuse it.
+type handingBack interface{ handsBack() }
+
 // shape is what a key's chain is assembled from: its properties as they are now.
 type shape struct {
 	props *config.CommandProperties
@@ -179,6 +185,8 @@ func newChain(stages [maxStages]stage) *link {
 		l.step, _ = s.(step)
 		l.wrap, _ = s.(wrapper)
 		_, l.waits = s.(waiting)
+		_, back := s.(handingBack)
+		l.holds = l.waits && !back || c != nil && c.holds
 		l.waits = l.waits || c != nil && c.waits
 		if steps = 0; l.step != nil {
 			steps = 1

@@ -46,7 +46,8 @@ func (c *countingClock) readsPer(n int, f func()) float64 {
 }
 
 // TestClockReadsPerExecution pins how many times an execution reads the runtime's clock
-// on the SEMAPHORE paths without hooks (doc.go, "Cost"): at most twice, the start and the
+// on the SEMAPHORE paths without hooks (THREAD the same, unless its pool has a queue: then
+// the worker's start too) (doc.go, "Cost"): at most twice, the start and the
 // run's end, which is also the terminal time (a fallback's time is not counted); the
 // timeout is armed from the start, and a lazy deadline joins its queue without a read; a
 // short circuit reads only the breaker's sleep window, a forced one nothing.
@@ -98,6 +99,7 @@ func TestClockReadsPerExecution(t *testing.T) {
 		{"timeout decided at the run's end, fallback", 3, setter("timeout", "circuitBreaker.enabled", "false"), slow},
 		{"short circuit with fallback", 1, open, value("v")},
 		{"forced short circuit with fallback", 0, setter("forced", "circuitBreaker.forceOpen", "true"), value("v")},
+		{"THREAD success", 2, setter("thread", "execution.isolation.strategy", "THREAD"), value("v")},
 	} {
 		s := tc.s
 		got := clk.readsPer(100, func() {
@@ -118,6 +120,15 @@ func TestClockReadsPerExecution(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, clk.readsPer(100, func() { _, _ = kind.Execute(ctx, tc.run) }), "Kind.Execute, %s", name)
 	}
+	thread, err := Define[string](setter("kind-thread", "execution.isolation.strategy", "THREAD"))
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = thread.Execute(ctx, value("v")) }), "Kind.Execute, THREAD success")
+	queued, err := Define[string](Setter{Runtime: rt, CommandKey: "kind-queued", ThreadPoolKey: "queued",
+		Properties:           config.Overrides{"execution.isolation.strategy": "THREAD"},
+		ThreadPoolProperties: config.ThreadPoolOverrides{"maxQueueSize": "10"}})
+	require.NoError(t, err)
+	assert.Equal(t, 3.0, clk.readsPer(100, func() { _, _ = queued.Execute(ctx, value("v")) }),
+		"Kind.Execute, THREAD success on a pool with a queue (the worker's start: queue wait is not execution latency)")
 	plain, err := Define[string](setter("plain"))
 	require.NoError(t, err)
 	assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = plain.Execute(ctx, failing(errBoom)) }), "Kind.Execute, failure without fallback")

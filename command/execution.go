@@ -50,6 +50,7 @@ type execution struct {
 
 	first attempt  // the first attempt
 	last  *attempt // the last attempt when there were several (lastAttempt); nil: first
+	spare *thread  // a reused Command's thread from its last execution, for the first attempt (newThread)
 }
 
 // async is what a door that does not wait (Queue, Observe) adds when its chain may wait
@@ -201,10 +202,15 @@ func (x *execution) wait(ch <-chan struct{}) bool {
 	if x.async != nil {
 		quit = x.async.quit
 	}
+	done := x.parent.Done()
+	if done == nil && quit == nil { // a caller that cannot leave: a plain receive, no select
+		<-ch
+		return true
+	}
 	select {
 	case <-ch:
 		return true
-	case <-x.parent.Done():
+	case <-done:
 	case <-quit:
 	}
 	select { // both happened: what ch stands for wins

@@ -12,9 +12,10 @@ func (k *Kind[T]) WithFallback(f func(ctx context.Context, err error) (T, error)
 
 // Execute runs run as one execution of the kind's key, with the Kind's fallback, and waits
 // for its value or error: what k.New(run).Execute(ctx) does, with the same chain, events,
-// metrics and hooks, but on a Command the Kind reuses. Under SEMAPHORE isolation a
-// success, a failure recovered by the fallback and a short circuit allocate nothing
-// (command.New allocates the Command each time).
+// metrics and hooks, but on a Command the Kind reuses. A success, a failure recovered by
+// the fallback and a short circuit allocate nothing, under THREAD isolation too, where
+// the Command itself is the pool's task (command.New allocates the Command each time,
+// and under THREAD its thread state and channel).
 //
 // The context run gets is valid until run returns, as a pooled context is in Polly and
 // as net/http's request context ends with its handler: the execution is then reused, and
@@ -23,10 +24,11 @@ func (k *Kind[T]) WithFallback(f func(ctx context.Context, err error) (T, error)
 // k.New(run).Execute(ctx) instead, whose context stays usable. Hooks that keep the run
 // context beyond the execution are in the same case.
 //
-// An execution is reused only when nothing but Execute can still reach it: never under
-// THREAD isolation, with a retry or a hedge, after a timer ended it, when the request log
-// holds it, or when its context watched the caller's or took an AfterFunc; an execution
-// left by a panic or runtime.Goexit is left to the garbage collector.
+// An execution is reused only when nothing but Execute can still reach it: never with a
+// retry or a hedge, after a timer ended it (under THREAD isolation its run may go on),
+// when the caller left a run on the pool, when the request log holds it, or when its
+// context watched the caller's or took an AfterFunc; an execution left by a panic or
+// runtime.Goexit is left to the garbage collector.
 func (k *Kind[T]) Execute(ctx context.Context, run func(ctx context.Context) (T, error)) (T, error) {
 	c, _ := k.execs.Get().(*Command[T])
 	if c == nil {
@@ -42,8 +44,8 @@ func (k *Kind[T]) Execute(ctx context.Context, run func(ctx context.Context) (T,
 }
 
 // reusable reports whether nothing but the door that ran the Command can still reach it
-// now that its outcome is known (Kind.Execute): no goroutine of its chain (a pool worker,
-// a hedge, a retry's timer), no completed future (Queue, Observe, a cache slot), no
+// now that its outcome is known (Kind.Execute): no goroutine of its chain (a hedge, a
+// retry's timer, a pool worker that has not handed the run's verdict back), no completed future (Queue, Observe, a cache slot), no
 // request log, no timer that took its attempt out of the key's deadline queue (and may
 // still expire it), no callback on the caller's context and no AfterFunc of its run
 // context.
@@ -51,20 +53,20 @@ func (c *Command[T]) reusable() bool {
 	x := &c.execution
 	a := &x.first
 	return !c.fut.Ready() && x.rare == nil && x.async == nil && !x.logged && x.last == nil &&
-		(x.stages == nil || !x.stages.waits) && a.thread == nil &&
+		(x.stages == nil || !x.stages.holds) && (a.thread == nil || a.thread.handedBack()) &&
 		!a.rc.dl.queued.Load() && !a.rc.dl.taken.Load() && !a.rc.parentCB && a.rc.after == nil
 }
 
 // recycle makes a reusable Command new for the next execution of its key: everything is
-// zeroed but what ties it to its key and the run context's done channel, made by an
-// earlier execution and never closed (nothing can be waiting on it: its context was valid
-// until that run returned).
+// zeroed but what ties it to its key, the run context's done channel, made by an earlier
+// execution and never closed (nothing can be waiting on it: its context was valid until
+// that run returned), and a THREAD attempt's thread, whose channel the caller emptied.
 func (c *Command[T]) recycle() {
-	ks, done := c.ks, c.first.rc.done
+	ks, done, t := c.ks, c.first.rc.done, c.first.thread
 	if c.first.rc.err != errNone {
 		done = nil
 	}
 	*c = Command[T]{}
 	c.ks, c.body, c.first.x = ks, c, &c.execution
-	c.first.rc.done = done
+	c.first.rc.done, c.spare = done, t
 }

@@ -103,7 +103,22 @@ func TestKindExecuteReusesOnlyWhatNothingElseReaches(t *testing.T) {
 		}, "v", false},
 		{"the request log holds it", nil, request, value("v"), "v", false},
 		{"THREAD isolation", []string{"execution.isolation.strategy", "THREAD"}, context.Background(),
-			value("v"), "v", false},
+			value("v"), "v", true},
+		{"THREAD isolation, failure with fallback", []string{"execution.isolation.strategy", "THREAD"},
+			context.Background(), failing(errBoom), "fb", true},
+		{"THREAD isolation, run asks for Done and Err", []string{"execution.isolation.strategy", "THREAD"},
+			context.Background(), func(ctx context.Context) (string, error) {
+				_ = ctx.Done()
+				return "v", ctx.Err()
+			}, "v", true},
+		{"THREAD isolation, timeout ended by the timer while run goes on", []string{"execution.isolation.strategy", "THREAD",
+			"execution.isolation.thread.timeoutInMilliseconds", "100"}, context.Background(),
+			func(ctx context.Context) (string, error) {
+				done := ctx.Done()
+				e.clk.Advance(time.Second) // the caller gets the fallback while the worker holds the attempt
+				<-done
+				return "", ctx.Err()
+			}, "fb", false},
 		{"a retrying key", []string{"retry.maxAttempts", "2"}, context.Background(), value("v"), "v", false},
 	} {
 		k := e.define(tc.name, tc.kv...)

@@ -23,17 +23,25 @@ func (threadPool) forKey(k shape) (stage, bool) { return threadPool{}, k.iso == 
 
 func (threadPool) waits() {}
 
-// thread is what a THREAD attempt adds, made by the timeout stage as the attempt starts:
-// the channel its caller waits on for the race's winner (won, closed by settle once v is
-// written), and the pool goroutine's state (Hystrix's ThreadState), guarded by mu.
+func (threadPool) handsBack() {}
+
+// thread is what a THREAD attempt adds, made (or taken back from the execution's spare)
+// by the timeout stage as the attempt starts: the pool task itself (Run), the channel its
+// caller waits on for the race's winner (won: Finish or the timer's settle writes v, then sends), and the pool
+// goroutine's state (Hystrix's ThreadState), guarded by mu. A Kind reuses it with its
+// execution once the caller got the run's verdict (handedBack): no allocation per call.
 type thread struct {
-	won     chan struct{}
+	a       *attempt
+	next    next          // the rest of the chain, which the worker runs
+	won     chan struct{} // capacity 1: a send never blocks; await takes it
 	v       verdict
+	back    bool                       // the run's side won: Finish sends on won (the worker's)
 	tp      *metrics.ThreadPoolMetrics // the pool's metrics, once the pool stage has the pool
 	mu      sync.Mutex
 	state   uint8         // threadQueued, threadStarted or threadEnded
 	running bool          // the run is on the worker and has not returned
 	started time.Duration // when the worker took the run
+	queues  bool          // the pool has a queue: the worker reads the clock as it takes the run
 }
 
 // Thread states: the run waits in the pool, runs, or is over for the command (it returned,
@@ -47,8 +55,8 @@ const (
 func (threadPool) run(x *execution, a *attempt, next next) verdict {
 	pool, tp, err := x.ks.threadPool()
 	if err == nil {
-		a.thread.tp = tp
-		err = pool.Submit(func() { a.work(next) })
+		a.thread.tp, a.thread.next, a.thread.queues = tp, next, pool.Queues()
+		err = pool.SubmitTask(a.thread)
 	}
 	if err != nil {
 		if !a.race.runEnded() {
@@ -64,8 +72,43 @@ func (threadPool) run(x *execution, a *attempt, next next) verdict {
 	return v
 }
 
+// newThread returns the thread of THREAD attempt a: for the first attempt the one an earlier
+// execution of a reused Command left (x.spare), else a new one.
+func (x *execution) newThread(a *attempt) *thread {
+	t := x.spare
+	if t == nil || a != &x.first {
+		t = &thread{won: make(chan struct{}, 1)}
+	} else {
+		x.spare = nil
+		*t = thread{won: t.won}
+	}
+	t.a = a
+	return t
+}
+
+// Run is the pool task (isolation.Task): the attempt's work.
+func (t *thread) Run() { t.a.work(t.next) }
+
+// Finish hands the run's verdict to the caller, if the run's side won the race, once the
+// worker is idle again (isolation.Finisher): the worker's last touch of the attempt.
+func (t *thread) Finish() {
+	if t.back {
+		t.won <- struct{}{}
+	}
+}
+
+// handedBack reports whether the pool goroutine is done with the attempt: the run's side
+// won the race (or the pool refused the attempt), and Finish, the worker's last touch,
+// handed its verdict to the caller. When the timer or the caller won, the run may go on.
+// The caller asks it once await returned (it got the verdict from Finish whenever the
+// run's side won); then it reads the thread without its lock.
+func (t *thread) handedBack() bool {
+	p := t.a.race.phase.Load()
+	return p == raceRun || p == raceRecorded
+}
+
 // work is the pool task: it runs the rest of the chain unless the race is over already,
-// and settles the race for the run's side if that side won it. A run that calls
+// and keeps the verdict for Finish if the run's side won the race. A run that calls
 // runtime.Goexit ends the worker's goroutine (the pool replaces it); its FAILURE is
 // recorded on the way down (run stage) and the race settled all the same.
 func (a *attempt) work(next next) {
@@ -74,12 +117,13 @@ func (a *attempt) work(next next) {
 	}
 	v := verdict{kind: failed, cause: errGoexit} // what the waiter gets if the goroutine unwinds
 	defer func() {
-		a.thread.mu.Lock()
-		a.thread.running = false
-		a.thread.mu.Unlock()
+		t := a.thread
+		t.mu.Lock()
+		t.running = false
+		t.mu.Unlock()
 		switch a.race.phase.Load() {
-		case raceRun, raceRecorded: // the run's side won: it hands its verdict over
-			a.settle(v)
+		case raceRun, raceRecorded: // the run's side won: Finish hands its verdict over
+			t.v, t.back = v, true
 		}
 	}()
 	v = next.run(a.x, a)
@@ -89,7 +133,9 @@ func (a *attempt) work(next next) {
 }
 
 // startThread reports whether the run may start (the caller still waits for it) and, if
-// so, records the start: concurrency, the pool's active count, the run's start time.
+// so, records the start: concurrency, the pool's active count, the run's start time (the
+// attempt's, from a pool without a queue, where a task goes to a worker at once: the
+// hand-off, a goroutine switch, counts in the execution latency and spares a clock read).
 func (a *attempt) startThread() bool {
 	t := a.thread
 	t.mu.Lock()
@@ -98,7 +144,10 @@ func (a *attempt) startThread() bool {
 		t.state = threadEnded
 		return false
 	}
-	t.state, t.running, t.started = threadStarted, true, a.x.now()
+	t.state, t.running, t.started = threadStarted, true, a.start
+	if t.queues { // the run may have waited in the queue, which is not execution latency
+		t.started = a.x.now()
+	}
 	a.executed = true
 	a.x.ks.metrics.MarkStart()
 	t.tp.MarkStart()
@@ -112,10 +161,14 @@ func (a *attempt) endThread() {
 	if t == nil {
 		return
 	}
-	t.mu.Lock()
-	started := t.state == threadStarted
-	t.state = threadEnded
-	t.mu.Unlock()
+	var started bool
+	if t.handedBack() { // the worker is done with it: no lock
+		started, t.state = t.state == threadStarted, threadEnded
+	} else {
+		t.mu.Lock()
+		started, t.state = t.state == threadStarted, threadEnded
+		t.mu.Unlock()
+	}
 	if h := a.x.hook; h != nil && started {
 		a.x.ks.rt.safeHook(func() { h.OnThreadComplete(a.ctx(), a.x.ks.info) })
 	}
@@ -126,8 +179,12 @@ func (t *thread) record(counts metrics.EventCounts, executed bool, latency, tota
 	t.tp.MarkComplete(metrics.NewExecutionResult(counts, executed, true, latency, total))
 }
 
-// ran reports, under the thread's lock, whether a's run started on the pool goroutine.
+// ran reports, under the thread's lock unless the worker handed the attempt back, whether
+// a's run started on the pool goroutine.
 func (t *thread) ran(a *attempt) bool {
+	if t.handedBack() {
+		return a.executed
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return a.executed
@@ -136,7 +193,7 @@ func (t *thread) ran(a *attempt) bool {
 // runGoingOn reports whether a run on a pool goroutine has started and not returned.
 func (a *attempt) runGoingOn() bool {
 	t := a.thread
-	if t == nil {
+	if t == nil || t.handedBack() {
 		return false
 	}
 	t.mu.Lock()

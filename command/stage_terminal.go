@@ -81,12 +81,13 @@ func (x *execution) publish(k kind) {
 
 // endsAtRun reports whether the end of a's run stands for the terminal time of an
 // execution ending with k: the run was the execution's only attempt, on the caller's
-// goroutine, not hedged, and nothing but plugins ran after it (the hooks' and the
-// notifier's time is theirs, not the command's; no fallback: the total latency counts the
-// fallback's time, as Hystrix's does, for a third clock read).
+// goroutine or on a pool goroutine that handed its verdict back (the hand-back, a
+// goroutine switch, is not counted), not hedged, and nothing but plugins ran after it (the
+// hooks' and the notifier's time is theirs, not the command's; no fallback: the total
+// latency counts the fallback's time, as Hystrix's does, for one more clock read).
 func (x *execution) endsAtRun(a *attempt, k kind) bool {
-	return a.executed && a.thread == nil && !a.hedged && a == &x.first && k != aborted &&
-		x.events.Load()&fallbackRan == 0
+	return (a.thread == nil || a.thread.handedBack()) && a.executed && !a.hedged && a == &x.first &&
+		k != aborted && x.events.Load()&fallbackRan == 0
 }
 
 // fallbackRan are the events of an execution whose fallback ran.

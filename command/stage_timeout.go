@@ -56,7 +56,7 @@ func (a *attempt) startClock(waited bool) {
 		a.rc.lazy = !waited
 	}
 	if waited { // the caller will wait for the race's winner: the timer must be able to wake it
-		a.thread = &thread{won: make(chan struct{})}
+		a.thread = x.newThread(a)
 	}
 	a.race.open()
 	if waited && a.timeout > 0 {
@@ -124,12 +124,13 @@ func (r *race) lost() verdict {
 	return verdict{kind: cancelled}
 }
 
-// settle hands the race winner's verdict to the goroutine waiting for it (THREAD
-// isolation: the attempt's thread holds the channel it waits on).
+// settle hands the timer's verdict to the goroutine waiting for it (THREAD isolation: the
+// attempt's thread holds the channel it waits on; the run's side hands its own over in
+// thread.Finish).
 func (a *attempt) settle(v verdict) {
 	if t := a.thread; t != nil {
 		t.v = v
-		close(t.won)
+		t.won <- struct{}{}
 	}
 }
 

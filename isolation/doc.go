@@ -12,7 +12,8 @@
 // Pool is the goroutine pool of one thread-pool key, with the semantics Hystrix gets from
 // java.util.concurrent.ThreadPoolExecutor: coreSize, maximumSize (only with
 // allowMaximumSizeToDivergeFromCoreSize), maxQueueSize (-1: hand-off only) and the dynamic
-// queueSizeRejectionThreshold. Submit never blocks: it accepts the task or returns a
+// queueSizeRejectionThreshold. Submit (a func) and SubmitTask (a Task: a pooled value that
+// is its own task costs no allocation) never block: it accepts the task or returns a
 // *RejectedError matching ErrRejected, which the command turns into THREAD_POOL_REJECTED.
 // PoolGauges carries the ThreadPoolExecutor gauges for metrics and the dashboard.
 // PoolRegistry makes one Pool per key from a config.Store (fresh per test, or Default);
@@ -34,7 +35,8 @@
 //	worker goroutine: run task (panics recovered, slog) ─▶ next: queued task, else park idle
 //	                  idle above core for keepAlive ◀── one reaper timer per pool (clock.Clock)
 //
-// Workers start lazily. A task handed to an idle worker costs no allocation; a new worker
+// Workers start lazily. A Task handed to an idle worker costs no allocation (a func given
+// to Submit costs its closure, if it has one); a new worker
 // costs a goroutine, a channel and a small struct. Close rejects new tasks, lets running and
 // queued ones finish, and returns when every worker goroutine has exited.
 package isolation

@@ -87,12 +87,47 @@ func newPool(key string, set poolSettings, clk clock.Clock) *Pool {
 // Key returns the thread-pool key.
 func (p *Pool) Key() string { return p.key }
 
+// Task is work a Pool runs on one of its workers: SubmitTask's argument. A value that is
+// its own task (a pooled one) is handed to a worker without an allocation, where a closure
+// given to Submit costs one.
+type Task interface {
+	// Run does the work on the worker's goroutine.
+	Run()
+}
+
+// Finisher is a Task that wants to know when its worker is done with it: Finish runs on
+// the worker after Run however Run ended (returned, panicked, runtime.Goexit), once the
+// pool counts the task completed and the worker idle (or gone), just before the worker
+// waits for its next task. A caller woken by Finish that submits its next task at once
+// finds the worker idle, and the worker parks right after waking it, as a goroutine
+// reading a channel in a loop does (waking the caller from Run instead, the caller may
+// find the worker still busy, or run on another core while it finishes). A panic in
+// Finish is recovered and logged.
+type Finisher interface {
+	Task
+	Finish()
+}
+
+// funcTask is a func as a Task.
+type funcTask func()
+
+func (f funcTask) Run() { f() }
+
 // Submit runs task on a worker of the pool, or returns an error matching ErrRejected (a
 // *RejectedError naming the pool and the reason; also ErrClosed after Close) without
 // running it. It never blocks. Submit panics if task is nil.
 func (p *Pool) Submit(task func()) error {
 	if task == nil {
 		panic("isolation: Submit of a nil task")
+	}
+	return p.SubmitTask(funcTask(task))
+}
+
+// SubmitTask is Submit for a Task: it runs task.Run on a worker of the pool, or returns
+// Submit's errors without running it. It never blocks. SubmitTask panics if task is nil.
+func (p *Pool) SubmitTask(task Task) error {
+	if task == nil {
+		panic("isolation: SubmitTask of a nil task")
 	}
 	core, maxSize := p.set.sizes()
 	p.mu.Lock()
@@ -131,6 +166,11 @@ func (p *Pool) Submit(task func()) error {
 	p.mu.Unlock()
 	return nil
 }
+
+// Queues reports whether a task the pool accepts may wait in its queue (maxQueueSize > 0,
+// fixed at creation); without a queue an accepted task goes to a worker at once (an idle
+// one, or a new one).
+func (p *Pool) Queues() bool { return p.set.maxQueueSize > 0 }
 
 // Gauges returns the pool's gauges.
 func (p *Pool) Gauges() PoolGauges {

@@ -509,3 +509,46 @@ func TestPoolCoreZeroWithQueueStillRuns(t *testing.T) {
 	require.NoError(t, tp.Submit(func() { close(done) }))
 	Await(t, done, "the task ran")
 }
+
+// finisher is a Finisher whose Finish records what the pool's gauges were then.
+type finisher struct {
+	p        *Pool
+	run      func()
+	finished chan PoolGauges
+}
+
+func (f *finisher) Run() { f.run() }
+
+func (f *finisher) Finish() { f.finished <- f.p.Gauges() }
+
+// Finish runs after Run however Run ended (returned, panicked, runtime.Goexit), once the
+// pool counts the task completed and its worker no longer active: a caller woken by it
+// that submits at once finds the worker idle.
+func TestPoolFinishesATaskOnceItsWorkerIsIdle(t *testing.T) {
+	_ = captureLogs(t)
+	tp := newTestPool(t, poolConfig{core: 1, maximum: 1, queue: -1})
+	for i, run := range []func(){func() {}, func() { panic("boom") }, runtimeGoexit} {
+		f := &finisher{p: tp.Pool, run: run, finished: make(chan PoolGauges, 1)}
+		require.NoError(t, tp.SubmitTask(f))
+		var g PoolGauges
+		select {
+		case g = <-f.finished:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("task %d: not finished", i)
+		}
+		assert.Equal(t, int64(2*i+1), g.CompletedTaskCount, "task %d: counted completed before Finish (and the tasks before it)", i)
+		assert.Zero(t, g.ActiveCount, "task %d: its worker idle (or gone) before Finish", i)
+		if i < 2 {
+			assert.Equal(t, 1, g.PoolSize, "task %d: the worker stays", i)
+			done := make(chan struct{})
+			require.NoError(t, tp.Submit(func() { close(done) }), "task %d: the one worker takes the next task at once", i)
+			Await(t, done, "the next task ran")
+			require.Eventually(t, func() bool { return tp.Gauges().ActiveCount == 0 }, time.Second, 100*time.Microsecond)
+		}
+	}
+}
+
+func TestPoolSubmitTaskNilPanics(t *testing.T) {
+	tp := newTestPool(t, poolConfig{core: 1, maximum: 1, queue: -1})
+	assert.PanicsWithValue(t, "isolation: SubmitTask of a nil task", func() { _ = tp.SubmitTask(nil) })
+}

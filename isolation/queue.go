@@ -3,7 +3,7 @@ package isolation
 // taskQueue is a FIFO ring of tasks that grows on demand up to its limit. It is not safe
 // for concurrent use: the pool guards it with its mutex.
 type taskQueue struct {
-	buf   []func()
+	buf   []Task
 	head  int // index of the oldest task
 	count int
 	limit int
@@ -15,7 +15,7 @@ func newTaskQueue(limit int) taskQueue { return taskQueue{limit: limit} }
 func (q *taskQueue) len() int { return q.count }
 
 // push appends t and reports false when the queue already holds limit tasks.
-func (q *taskQueue) push(t func()) bool {
+func (q *taskQueue) push(t Task) bool {
 	if q.count >= q.limit {
 		return false
 	}
@@ -28,7 +28,7 @@ func (q *taskQueue) push(t func()) bool {
 }
 
 // pop removes and returns the oldest task, or nil when the queue is empty.
-func (q *taskQueue) pop() func() {
+func (q *taskQueue) pop() Task {
 	if q.count == 0 {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (q *taskQueue) pop() func() {
 // grow doubles the buffer (at least 8, at most limit) and unwraps the ring into it.
 func (q *taskQueue) grow() {
 	n := min(max(2*len(q.buf), 8), q.limit)
-	buf := make([]func(), n)
+	buf := make([]Task, n)
 	for i := range q.count {
 		buf[i] = q.buf[(q.head+i)%len(q.buf)]
 	}

@@ -10,7 +10,7 @@ import (
 func TestTaskQueueFIFOAcrossWrapAndGrowth(t *testing.T) {
 	q := newTaskQueue(20)
 	var got []int
-	task := func(i int) func() { return func() { got = append(got, i) } }
+	task := func(i int) Task { return funcTask(func() { got = append(got, i) }) }
 
 	next := 0
 	for round := range 4 { // push 4 more than we pop each round: wraps, then grows
@@ -19,7 +19,7 @@ func TestTaskQueueFIFOAcrossWrapAndGrowth(t *testing.T) {
 			next++
 		}
 		for range 3 {
-			q.pop()()
+			q.pop().Run()
 		}
 	}
 	for q.len() < 20 {
@@ -28,7 +28,7 @@ func TestTaskQueueFIFOAcrossWrapAndGrowth(t *testing.T) {
 	}
 	assert.False(t, q.push(task(-1)), "push beyond the limit")
 	for q.len() > 0 {
-		q.pop()()
+		q.pop().Run()
 	}
 	assert.Nil(t, q.pop())
 	want := make([]int, next)
@@ -41,6 +41,6 @@ func TestTaskQueueFIFOAcrossWrapAndGrowth(t *testing.T) {
 
 func TestTaskQueueZeroLimitRejects(t *testing.T) {
 	q := newTaskQueue(0)
-	assert.False(t, q.push(func() {}))
+	assert.False(t, q.push(funcTask(func() {})))
 	assert.Equal(t, 0, q.len())
 }

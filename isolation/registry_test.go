@@ -133,6 +133,8 @@ func TestEvictClosesAndForgetsThePool(t *testing.T) {
 	ran := make(chan struct{})
 	require.NoError(t, old.Submit(func() { close(ran) }))
 	isolation.Await(t, ran, "the task ran")
+	require.Eventually(t, func() bool { return old.Gauges().ActiveCount == 0 }, time.Second, 100*time.Microsecond,
+		"the worker went idle once its task returned") // else the next task starts a second one
 	require.Equal(t, 1, old.Gauges().PoolSize)
 
 	free := block(t, old) // a task still running: Evict does not wait for it

@@ -8,15 +8,15 @@ import (
 // worker is one goroutine of a Pool. While idle it waits on tasks; a nil task tells it to
 // exit (the pool has already removed it from its counts).
 type worker struct {
-	tasks chan func() // capacity 1: a send to an idle worker never blocks
+	tasks chan Task // capacity 1: a send to an idle worker never blocks
 	// idleSince is when the worker went idle above coreSize (its keepAlive runs from then);
 	// zero while it idles within coreSize.
 	idleSince time.Time
 }
 
 // start starts a worker whose first task is task. p.mu is held.
-func (p *Pool) start(task func()) {
-	w := &worker{tasks: make(chan func(), 1)}
+func (p *Pool) start(task Task) {
+	w := &worker{tasks: make(chan Task, 1)}
 	p.workers++
 	p.active++
 	p.largest = max(p.largest, p.workers)
@@ -25,36 +25,53 @@ func (p *Pool) start(task func()) {
 }
 
 // work runs tasks until the pool retires the worker.
-func (p *Pool) work(w *worker, task func()) {
+func (p *Pool) work(w *worker, task Task) {
 	defer p.done.Done()
 	normal := false
 	defer func() {
 		if !normal {
 			p.abandon()
+			p.finish(task)
 		}
 	}()
 	for task != nil {
 		p.run(task)
-		task = p.next(w)
+		task = p.next(w, task)
 	}
 	normal = true
 }
 
 // run runs task, recovering (and logging) a panic so that the worker survives it.
-func (p *Pool) run(task func()) {
+func (p *Pool) run(task Task) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.logger.Error("isolation: task panicked; the worker goes on",
 				"pool", p.key, "panic", r, "stack", string(debug.Stack()))
 		}
 	}()
-	task()
+	task.Run()
 }
 
-// next counts the finished task and returns the worker's next task: the oldest queued one,
-// else whatever is handed to it once idle; nil when the worker must exit: it is above the
-// (lowered) maximum size, or the pool is closed and the queue is empty.
-func (p *Pool) next(w *worker) func() {
+// finish calls t's Finish if it is a Finisher, recovering (and logging) a panic.
+func (p *Pool) finish(t Task) {
+	f, ok := t.(Finisher)
+	if !ok {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.logger.Error("isolation: Finish panicked; the worker goes on",
+				"pool", p.key, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	f.Finish()
+}
+
+// next counts the finished task done, finishes it (Finisher) and returns the worker's next
+// task: the oldest queued one, else whatever is handed to it once idle; nil when the worker
+// must exit: it is above the (lowered) maximum size, or the pool is closed and the queue
+// is empty.
+func (p *Pool) next(w *worker, done Task) Task {
 	p.mu.Lock()
 	p.completed++
 	core, maxSize := p.set.sizes()
@@ -62,16 +79,19 @@ func (p *Pool) next(w *worker) func() {
 		p.workers--
 		p.active--
 		p.mu.Unlock()
+		p.finish(done)
 		return nil
 	}
 	if t := p.queue.pop(); t != nil {
 		p.mu.Unlock()
+		p.finish(done)
 		return t
 	}
 	p.active--
 	if p.closed.Load() {
 		p.workers--
 		p.mu.Unlock()
+		p.finish(done)
 		return nil
 	}
 	p.adapt(core, maxSize)
@@ -83,6 +103,7 @@ func (p *Pool) next(w *worker) func() {
 	}
 	p.idle = append(p.idle, w)
 	p.mu.Unlock()
+	p.finish(done) // idle already: a caller it wakes that submits at once finds this worker
 	return <-w.tasks
 }
 
