@@ -25,9 +25,9 @@ type keyState struct {
 	poolKey     string  // the Setter's ThreadPoolKey (info's may be threadPoolKeyOverride)
 	poolProps   config.ThreadPoolOverrides
 	stream      bool
-	reported    atomic.Bool                      // err was logged
-	differs     atomic.Bool                      // a differing Setter was logged
-	sameProps   atomic.Pointer[config.Overrides] // a copy of the properties that last compared equal
+	reported    atomic.Bool    // err was logged
+	differs     atomic.Bool    // a differing Setter was logged
+	sameProps   atomic.Uintptr // the mapID of the properties that last compared equal
 	metrics     *metrics.CommandMetrics
 	breaker     breaker.CircuitBreaker
 	fallbackSem *isolation.Semaphore

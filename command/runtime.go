@@ -3,6 +3,7 @@ package command
 import (
 	"log/slog"
 	"maps"
+	"reflect"
 	"sync"
 	"time"
 
@@ -240,21 +241,37 @@ func (ks *keyState) compare(s *Setter) {
 		return
 	}
 	if s.GroupKey != ks.info.GroupKey || s.ThreadPoolKey != ks.poolKey ||
-		!maps.Equal(ks.poolProps, s.ThreadPoolProperties) {
+		!sameMap(ks.poolProps, s.ThreadPoolProperties) {
 		ks.logDiffers(s)
 		return
 	}
-	if last := ks.sameProps.Load(); last != nil && maps.Equal(*last, s.Properties) {
-		return // the values that compared equal last time: a Setter kept in a variable
+	id := mapID(s.Properties)
+	if id == ks.sameProps.Load() { // the map that compared equal last time: a Setter kept in a variable
+		return
 	}
 	var implied []config.Entry[config.CommandProperties]
 	if ks.stream {
 		implied = streamDefaults
 	}
 	if ks.props.SameInCode(s.Properties, implied...) || !ks.logDiffers(s) {
-		same := maps.Clone(s.Properties) // the same values (perhaps written differently)
-		ks.sameProps.Store(&same)
+		ks.sameProps.Store(id) // the same values (perhaps written differently)
 	}
+}
+
+// mapID is the identity of m's entries, 0 for an empty map, as reflect.Value.Pointer
+// gives it: an identity that keeps nothing alive (a map later made at the same address
+// with other values would pass as the same Setter, which costs at most a missed warning).
+func mapID[M ~map[string]string](m M) uintptr {
+	if len(m) == 0 {
+		return 0
+	}
+	return reflect.ValueOf(m).Pointer()
+}
+
+// sameMap reports whether a and b hold the same entries, one map at the cost of a
+// pointer compare.
+func sameMap[M ~map[string]string](a, b M) bool {
+	return len(a) == len(b) && (mapID(a) == mapID(b) || maps.Equal(a, b))
 }
 
 // logDiffers logs, once per key, how s differs from the key's first Setter; it reports
@@ -273,7 +290,7 @@ func (ks *keyState) logDiffers(s *Setter) bool {
 
 func sameSetter(a, b *Setter) bool {
 	return a.GroupKey == b.GroupKey && a.ThreadPoolKey == b.ThreadPoolKey &&
-		maps.Equal(a.Properties, b.Properties) && maps.Equal(a.ThreadPoolProperties, b.ThreadPoolProperties)
+		sameMap(a.Properties, b.Properties) && sameMap(a.ThreadPoolProperties, b.ThreadPoolProperties)
 }
 
 // dropInvalid forgets the state of a key whose Setter was invalid, and the properties it
