@@ -35,7 +35,9 @@ func TestTail(t *testing.T) {
 			// 3x the delay, and what the machine adds (TailOutcome.Lateness): 0.1-0.3 ms
 			// on an idle machine, 5-15 ms under a load of 8 on 2 cores.
 			within := o.P99 <= 3*o.HedgeDelay+o.Lateness
-			if !within && run < 3 {
+			// Hedges at the p95 of a 5 ms dependency follow the machine's jitter too: a
+			// run slowed past 10 % extra attempts is run again as well.
+			if (!within || o.ExtraShare() > 0.10) && run < 3 {
 				continue
 			}
 			assert.Positive(t, o.HedgeDelay, "the key's p95 was in use")
