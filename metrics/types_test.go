@@ -48,7 +48,7 @@ func TestEventTypeClasses(t *testing.T) {
 	assert.False(t, ok)
 	health := map[EventType]Health{Success: Healthy, Failure: Unhealthy, Timeout: Unhealthy,
 		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy, AdaptiveRejected: Unhealthy,
-		StreamEstablishTimeout: Unhealthy, StreamMidFailure: Healthy}
+		StreamEstablishTimeout: Unhealthy}
 	for _, e := range AllEventTypes() {
 		assert.Equal(t, health[e], e.Health(), e.String())
 		assert.NotEqual(t, "UNKNOWN", e.String(), "every event type has its row in the table")
