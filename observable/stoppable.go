@@ -195,7 +195,9 @@ func (s stoppableSingle) Filter(apply rxgo.Predicate, opts ...rxgo.Option) rxgo.
 	return stoppableOptional{s.s.Filter(apply, opts...), s.stop}
 }
 
-func (s stoppableSingle) Get(opts ...rxgo.Option) (rxgo.Item, error) { return get(s.Observe(opts...), opts) }
+func (s stoppableSingle) Get(opts ...rxgo.Option) (rxgo.Item, error) {
+	return get(s.Observe(opts...), opts)
+}
 
 func (s stoppableSingle) Map(apply rxgo.Func, opts ...rxgo.Option) rxgo.Single {
 	return stoppableSingle{s.s.Map(apply, opts...), s.stop}
