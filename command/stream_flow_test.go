@@ -103,11 +103,12 @@ func TestStreamSlowSubscriberHoldsTheSource(t *testing.T) {
 	backToBaseline(t, base)
 }
 
-// With FAIL the stream fails once the source filled the items in flight: a
-// MID_STREAM_FAILURE with ErrStreamOverflow, which does not count against the
-// dependency's health.
+// With FAIL the stream fails once the subscriber took an item later than the grace with the
+// source at the bound: a MID_STREAM_FAILURE with ErrStreamOverflow, which does not count
+// against the dependency's health.
 func TestStreamSlowSubscriberFailsAtTheBound(t *testing.T) {
-	_, s, base := realStreams(t, "stream.maxItemsInFlight", "8", "stream.overflow", "FAIL")
+	_, s, base := realStreams(t, "stream.maxItemsInFlight", "8", "stream.overflow", "FAIL",
+		"stream.overflowGraceInMilliseconds", "1")
 	var produced atomic.Int64
 	st := NewStream[[]byte](s, flood(&produced))
 	var taken int
@@ -118,7 +119,7 @@ func TestStreamSlowSubscriberFailsAtTheBound(t *testing.T) {
 			break
 		}
 		taken++
-		time.Sleep(time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
 	}
 	runtimeErr(t, last, CommandException)
 	assert.ErrorIs(t, last, ErrStreamOverflow)
