@@ -41,6 +41,8 @@ type Stream[T any] struct {
 	holds bool                              // the door's hand-off holds an item beside the source's maxItemsInFlight
 	left  chan struct{}                     // ToObservable's: closed when its operators stopped reading (leave)
 	gone  atomic.Bool                       // left is closed
+	ended chan struct{}                     // ToObservable's: closed when the producer that drove the stream returned
+	drove atomic.Bool                       // a producer of ToObservable drives the stream
 	rec   atomic.Pointer[observable.Replay] // the items, for Observe and request-cache hits
 	fin   observable.Future[struct{}]       // completed when the stream settled
 
@@ -114,7 +116,7 @@ func (s *Stream[T]) recording() *observable.Replay {
 // BAD_REQUEST_EXCEPTION and leaves the first one alone. With a cache key, subscribe with
 // the request's context (Observe(rxgo.WithContext(ctx))).
 func (s *Stream[T]) ToObservable() rxgo.Observable {
-	s.left = make(chan struct{})
+	s.left, s.ended = make(chan struct{}), make(chan struct{})
 	return observable.Stoppable(rxgo.Defer([]rxgo.Producer{s.produce}), s.leave)
 }
 
@@ -122,6 +124,8 @@ func (s *Stream[T]) ToObservable() rxgo.Observable {
 func (s *Stream[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
 	err := s.claim(doorOther)
 	if err == nil {
+		s.drove.Store(true)
+		defer close(s.ended)
 		s.holds = true
 		err = s.drive(ctx, func(v T, q quits) handOff {
 			select { // a subscriber already waiting takes it without a look at the rest
@@ -149,30 +153,37 @@ func (s *Stream[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
 	}
 }
 
-// leave ends the stream for ToObservable's operators, which stopped reading.
+// leave ends the stream for ToObservable's operators, which stopped reading, and waits
+// until the producer driving it returned: by then the stream ended and gave its permit
+// back, so the chain's subscriber sees its channel close after that.
 func (s *Stream[T]) leave() {
 	if s.gone.CompareAndSwap(false, true) {
 		close(s.left)
+	}
+	if s.drove.Load() {
+		<-s.ended
 	}
 }
 
 // Observe starts the stream command at once, with the caller's context, and returns a hot
 // observable replaying all its values and its terminal to every subscriber. The command is
-// cancelled when ctx ends, not when subscribers leave. Calling Observe again returns the
+// cancelled when ctx ends, not when subscribers leave (an operator chain that stops reading
+// ends its own subscription: see observable.Stoppable). Calling Observe again returns the
 // same observable; after another door executed the command, Observe returns an observable
 // of the BAD_REQUEST_EXCEPTION.
 func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
 	rec := s.recording()
 	if err := s.claim(doorObserve); err != nil {
 		if s.door.Load() == doorObserve {
-			return rec.Observable()
+			return observable.Stoppable(rec.Observable(), nil)
 		}
 		return observable.Error(err)
 	}
 	s.sink = func(T, quits) handOff { return taken } // emit records the values in rec
+	obs := observable.Stoppable(rec.Observable(), nil)
 	if err := s.begin(ctx); err != nil {
 		rec.Add(rxgo.Error(err))
-		return rec.Observable()
+		return obs
 	}
 	go func() {
 		if err := s.run(); err != nil {
@@ -180,7 +191,7 @@ func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
 		}
 		rec.Finish()
 	}()
-	return rec.Observable()
+	return obs
 }
 
 // Values returns the stream as a sequence of (value, nil) pairs, then (zero, err) if it
@@ -315,6 +326,12 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 		opts = append(opts, rxgo.WithBufferedChannel(fl.buf))
 	}
 	items := src.Observe(opts...)
+	ended := false
+	defer func() {
+		if !ended { // a source that does not honour its context must not stay blocked on its send
+			go drainSource(items)
+		}
+	}()
 	q := quits{done: ctx.Done()}
 	var w *streamWatch
 	if a != nil {
@@ -336,6 +353,7 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 		}
 		switch {
 		case !ok:
+			ended = true
 			return nil
 		case it.Error():
 			return it.E
@@ -380,6 +398,12 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 		case fl.fail && len(items) >= fl.buf && took-offered >= fl.grace:
 			return ErrStreamOverflow // the subscriber took too long while the source waited at the bound
 		}
+	}
+}
+
+// drainSource reads a source's channel to its end.
+func drainSource(items <-chan rxgo.Item) {
+	for range items {
 	}
 }
 

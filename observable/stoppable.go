@@ -2,25 +2,29 @@ package observable
 
 import (
 	"context"
+	"slices"
 
 	"github.com/reactivex/rxgo/v2"
 )
 
-//go:generate go run ../internal/forward -pkg github.com/reactivex/rxgo/v2 -iface Observable -skip Observe,Connect,Send,ToSlice,DoOnCompleted,DoOnError,DoOnNext,ForEach,Run -recv "o stoppable" -body "scoped(o.stop, o.rx.%m(%a))" -out stoppable_operators.go
+//go:generate go run ../internal/forward -pkg github.com/reactivex/rxgo/v2 -iface Observable -skip Observe,Connect,Send,Take,ToSlice,DoOnCompleted,DoOnError,DoOnNext,ForEach,Run -recv "o stoppable" -body "scoped(o.stop, o.rx.%m(%a))" -out stoppable_operators.go
 
-// Stoppable returns rx as an rxgo.Observable that calls stop when a chain of operators
-// built on it stops reading: RxGo's operators that stop early (Take, First, TakeUntil,
-// ElementAt, Find, Contains, All, ...) leave their upstream blocked on its next send, never
-// cancelled. A subscription of an operator of the result (of its operators' operators, of
-// its Singles) goes through a forwarding goroutine that calls stop once the operators'
-// output ends, with the work behind rx then no longer wanted. A direct subscription of
-// the result is rx's own: its subscriber reads rx's items itself. stop may be called after
-// rx ended, and more than once. The terminal subscriptions (ForEach, DoOnNext, DoOnError,
-// DoOnCompleted, Run, Send, ToSlice) of an operator's result read through the forwarder
-// too; Connect, Error and Errors are rx's.
+// Stoppable returns rx as an rxgo.Observable whose operator chains end their subscription
+// of rx when they stop reading: RxGo's operators that stop early (Take, First, TakeUntil,
+// ElementAt, Find, Contains, All, ...) leave their upstream blocked on its next send until
+// the subscription's context ends, which may be never. A subscription of an operator of
+// the result (of its operators' operators, of its Singles) runs the chain under a context
+// of its own, derived from the subscription's, and reads it through a forwarding
+// goroutine: once the chain's output ended, that context ends (every operator and
+// producer above ends with it), then stop is called (unless nil: it may wait for the work
+// behind rx to end), then the subscriber's channel closes. A direct subscription of the
+// result is rx's own. Take completes right after its n-th item (rxgo's waits for one
+// more); the terminal subscriptions (ForEach, DoOnNext, DoOnError, DoOnCompleted, Run,
+// Send, ToSlice) of an operator's result read through the forwarder too; Connect, Error
+// and Errors are rx's.
 //
-// The forwarder sends with the subscription's context (SubscriptionContext); with options
-// it cannot read, the subscription is the operators' own and stop is not called.
+// The forwarder reads the subscription's context with SubscriptionContext; with options it
+// cannot read, the subscription is the operators' own and nothing ends it early.
 func Stoppable(rx rxgo.Observable, stop func()) rxgo.Observable {
 	return stoppable{rx: rx, stop: stop, root: true}
 }
@@ -40,18 +44,26 @@ func (o stoppable) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
 	return forward(o.rx, o.stop, opts)
 }
 
-// forward subscribes to it with opts and returns a channel of its items that calls stop
-// once its output ended (closed, or the subscription's context ended).
+// forward subscribes to it with opts, under a context of its own derived from the
+// subscription's, and returns a channel of its items. Once its output ended (closed, or the
+// subscription's context ended) it ends that context, so that every operator and producer
+// above it ends too, calls stop (if not nil) and closes the channel.
 func forward(it rxgo.Iterable, stop func(), opts []rxgo.Option) <-chan rxgo.Item {
 	ctx, ok := SubscriptionContext(opts)
-	in := it.Observe(opts...)
 	if !ok {
-		return in
+		return it.Observe(opts...)
 	}
+	sub, cancel := context.WithCancel(ctx)
+	in := it.Observe(append(slices.Clip(opts), rxgo.WithContext(sub))...)
 	out := make(chan rxgo.Item)
 	go func() {
 		defer close(out)
-		defer stop()
+		defer func() {
+			cancel()
+			if stop != nil {
+				stop()
+			}
+		}()
 		for item := range in {
 			select {
 			case out <- item:
@@ -78,6 +90,29 @@ func scoped[R any](stop func(), r R) R {
 		return r
 	}
 	return w.(R)
+}
+
+// Take emits the first n items and completes at once, ending its subscription of the
+// source: rxgo's Take completes only when the source gives an item more, or ends, which a
+// quiet source may never do.
+func (o stoppable) Take(n uint, opts ...rxgo.Option) rxgo.Observable {
+	src := o.rx
+	return stoppable{stop: o.stop, rx: rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
+		if n == 0 {
+			return
+		}
+		sub, cancel := context.WithCancel(ctx)
+		defer cancel()
+		taken := uint(0)
+		for item := range src.Observe(rxgo.WithContext(sub)) {
+			if !item.SendContext(ctx, next) || item.Error() {
+				return
+			}
+			if taken++; taken == n {
+				return
+			}
+		}
+	}}, opts...)}
 }
 
 // Connect is rx's (Connect works on a connectable observable, which rx is not).

@@ -220,10 +220,6 @@ func (o stoppable) SumInt64(opts ...rxgo.Option) rxgo.OptionalSingle {
 	return scoped(o.stop, o.rx.SumInt64(opts...))
 }
 
-func (o stoppable) Take(nth uint, opts ...rxgo.Option) rxgo.Observable {
-	return scoped(o.stop, o.rx.Take(nth, opts...))
-}
-
 func (o stoppable) TakeLast(nth uint, opts ...rxgo.Option) rxgo.Observable {
 	return scoped(o.stop, o.rx.TakeLast(nth, opts...))
 }
