@@ -26,9 +26,10 @@ const stopBound = 20 * time.Millisecond
 // test releases it at the end of the row), and the stream must end all the same.
 type probe struct {
 	busy, hostile bool
-	ended         chan struct{} // closed when construct's context ended
-	endedAt       atomic.Int64  // when, in wall-clock nanoseconds
-	release       chan struct{} // a hostile quiet source waits on it, not on its context
+	ctx           context.Context // construct's
+	ended         chan struct{}   // closed when construct's context ended
+	endedAt       atomic.Int64    // when, in wall-clock nanoseconds
+	release       chan struct{}   // a hostile quiet source waits on it, not on its context
 	once          sync.Once
 }
 
@@ -45,6 +46,7 @@ func (p *probe) String() string {
 func (p *probe) free() { p.once.Do(func() { close(p.release) }) }
 
 func (p *probe) construct(ctx context.Context) rxgo.Observable {
+	p.ctx = ctx
 	context.AfterFunc(ctx, func() {
 		p.endedAt.Store(time.Now().UnixNano())
 		close(p.ended)
