@@ -73,17 +73,28 @@ func streamClient(t *testing.T, e *cmdtest.Env, kv ...string) *http.Client {
 }
 
 // keyEvents returns key's non-zero cumulative event counts by name, once it settled.
+//
+// It waits for the stream's terminal event to be counted: an execution gives its permit
+// back (Settled) a moment before its completion reaches the counters, and a completion
+// counted after the tick would be left out (the flake of the cancelled mid-body stream
+// under load).
 func keyEvents(t *testing.T, e *cmdtest.Env, key string) map[string]int64 {
+	t.Helper()
 	e.Settled(t, key)
-	e.Tick(time.Second)
 	m := e.RT.Metrics().Command(key)
-	counts := map[string]int64{}
-	for _, ev := range metrics.AllEventTypes() {
-		if n := m.CumulativeCount(ev); n != 0 {
-			counts[ev.String()] = n
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		e.Tick(time.Second)
+		counts, ended := map[string]int64{}, false
+		for _, ev := range metrics.AllEventTypes() {
+			if n := m.CumulativeCount(ev); n != 0 {
+				counts[ev.String()] = n
+				ended = ended || ev.IsTerminal()
+			}
+		}
+		if ended || time.Now().After(deadline) {
+			return counts
 		}
 	}
-	return counts
 }
 
 // A chunked body read to its end is one SUCCESS, whatever the number of chunks, under
