@@ -283,11 +283,11 @@
 // first item, the first-item limit from the establishment, the idle limit from an item
 // handed over (the time the subscriber holds an item is not idle), the lifetime from the
 // start. A limit before the first item is ESTABLISH_TIMEOUT (unhealthy, a TIMEOUT for the
-// caller); any failure after the first item is MID_STREAM_FAILURE (healthy: for the breaker
-// a stream is one request judged by its establishment), with IDLE_TIMEOUT for the idle
-// limit. The run stage asks the body for the kind of a failure (body.failure), so the
-// verdict kinds notEstablished and cut reach the fallback and breaker stages like any
-// other. WithResume re-opens a cut stream inside the same attempt (call's loop), from the
+// caller); any failure after the first item is a FAILURE marked MID_STREAM_FAILURE (the
+// marker alone, neutral, with stream.cutsCountForHealth=false or for an overflow), with
+// IDLE_TIMEOUT for the idle limit. The run stage asks the body for the kind of a failure
+// (body.failure), so the verdict kinds notEstablished, cut and cutUncounted reach the
+// fallback and breaker stages like any other. WithResume re-opens a cut stream inside the same attempt (call's loop), from the
 // last item delivered, bounded per stream; a shared retry budget belongs in
 // Stream.resumable. stream.maxItemsInFlight sizes the channel the source sends on: BLOCK
 // holds the source there, FAIL ends the stream when the subscriber finds it full. A key
