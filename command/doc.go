@@ -289,9 +289,15 @@
 // (body.failure), so the verdict kinds notEstablished, cut and cutUncounted reach the
 // fallback and breaker stages like any other. WithResume re-opens a cut stream inside the same attempt (call's loop), from the
 // last item delivered, bounded per stream; a shared retry budget belongs in
-// Stream.resumable. stream.maxItemsInFlight sizes the channel the source sends on: BLOCK
-// holds the source there, FAIL ends the stream when the subscriber finds it full. A key
-// that sets none of these pays nothing but reading the properties once per stream.
+// Stream.resumable. stream.maxItemsInFlight sizes the channel the source sends on (one
+// less for ToObservable, whose hand-off holds an item): BLOCK holds the source there, FAIL
+// ends the stream when the subscriber took an item later than
+// stream.overflowGraceInMilliseconds with the channel full (two clock reads per item).
+// Every hand-off to the subscriber also ends with the run context (the timeout, the
+// caller), a phase limit, or the subscriber leaving (ToObservable's operator chains
+// through observable.Stoppable; a range loop's break through yield's false,
+// synchronously); a source that ignores its context is drained until it ends. A key that
+// sets none of these pays nothing but reading the properties once per stream.
 //
 // # Request cache
 //
