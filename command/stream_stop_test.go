@@ -369,3 +369,108 @@ func (d *deadlines) len() int {
 	}
 	return n
 }
+
+// The same for a unary Command's observables: however the consumer stops (an operator that
+// takes the value, its context ending before the value, a panic in the consumer with its
+// context ending as it unwinds), under every isolation, the run's context ends and the
+// permit comes back (the pool keeps idle workers until the runtime closes: TestMain's goleak
+// checks the rest).
+func TestEveryCommandObservableStopsWithItsConsumer(t *testing.T) {
+	type way struct {
+		name   string
+		value  bool // the run answers at once (else it waits for its context)
+		stop   func(t *testing.T, obs func(ctx context.Context) rxgo.Observable) time.Time
+		events []metrics.EventType
+	}
+	ways := []way{
+		{name: "Take(1)", value: true, events: ev(metrics.Success), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable) time.Time {
+			ch := obs(subscriberCtx(t)).Take(1).Observe(rxgo.WithContext(subscriberCtx(t)))
+			at := first(t, ch)
+			readAll(t, ch)
+			return at
+		}},
+		{name: "First", value: true, events: ev(metrics.Success), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable) time.Time {
+			_, err := obs(subscriberCtx(t)).First().Get(rxgo.WithContext(subscriberCtx(t)))
+			require.NoError(t, err)
+			return time.Now()
+		}},
+		{name: "context cancelled", events: ev(metrics.Cancelled), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable) time.Time {
+			ctx, cancel := context.WithCancel(context.Background())
+			at := make(chan time.Time, 1)
+			time.AfterFunc(2*time.Millisecond, func() { // Observe under SEMAPHORE runs on the caller
+				at <- time.Now()
+				cancel()
+			})
+			for range obs(ctx).Observe(rxgo.WithContext(ctx)) {
+			}
+			return <-at
+		}},
+		{name: "panic in the consumer", events: ev(metrics.Cancelled), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable) time.Time {
+			var at time.Time
+			done := make(chan any)
+			go func() {
+				defer func() { done <- recover() }()
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				obs(ctx).Observe(rxgo.WithContext(ctx))
+				time.Sleep(time.Millisecond)
+				at = time.Now()
+				panic("consumer")
+			}()
+			assert.Equal(t, "consumer", <-done)
+			return at
+		}},
+	}
+	isolations := [][]string{
+		{"execution.isolation.strategy", "SEMAPHORE", "execution.isolation.semaphore.maxConcurrentRequests", "1"},
+		{"execution.isolation.strategy", "THREAD"},
+		{"execution.isolation.strategy", "ADAPTIVE", "execution.isolation.adaptive.minLimit", "1",
+			"execution.isolation.adaptive.initialLimit", "1", "execution.isolation.adaptive.maxLimit", "1"},
+	}
+	for _, door := range []string{"ToObservable", "Observe"} {
+		for _, w := range ways {
+			for _, iso := range isolations {
+				if door == "Observe" && w.name == "panic in the consumer" {
+					continue // Observe under SEMAPHORE returns with the outcome: its consumer comes after
+				}
+				t.Run(door+"/"+w.name+"/"+iso[1], func(t *testing.T) {
+					e := newEnv(t)
+					s := e.setter("C", append(iso, "circuitBreaker.enabled", "false")...)
+					_, err := New(s, value("warm")).Execute(context.Background())
+					require.NoError(t, err)
+					ended := make(chan time.Time, 1)
+					c := New(s, func(ctx context.Context) (string, error) {
+						context.AfterFunc(ctx, func() { ended <- time.Now() })
+						if w.value {
+							return "v", nil
+						}
+						<-ctx.Done()
+						return "", ctx.Err()
+					})
+					obs := func(ctx context.Context) rxgo.Observable {
+						if door == "Observe" {
+							return c.Observe(ctx)
+						}
+						return c.ToObservable()
+					}
+					at := w.stop(t, obs)
+					if !w.value {
+						select {
+						case end := <-ended:
+							assert.LessOrEqual(t, end.Sub(at), stopBound, "the run's context ended late")
+						case <-time.After(5 * time.Second):
+							t.Fatal("the run's context never ended")
+						}
+					}
+					require.Eventually(t, func() bool { return len(c.ExecutionEvents()) > 0 }, 5*time.Second, time.Millisecond)
+					assert.Equal(t, w.events, c.ExecutionEvents())
+					require.Eventually(t, func() bool { return e.key("C").metrics.CurrentConcurrency() == 0 }, 5*time.Second, time.Millisecond)
+					e.assertIdle("C")
+					v, err := New(s, value("again")).Execute(context.Background())
+					assert.NoError(t, err, "the permit came back")
+					assert.Equal(t, "again", v)
+				})
+			}
+		}
+	}
+}
