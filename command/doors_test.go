@@ -218,7 +218,7 @@ func streamScenarios() []streamScenario {
 		{name: "failure mid-stream, fallback", construct: emitting("a", errBoom),
 			fallback: func(context.Context, error) rxgo.Observable { return rxgo.Just("x", "y")() },
 			values:   []string{"a", "x", "y"},
-			events:   ev(metrics.Emit, metrics.FallbackEmit, metrics.FallbackEmit, metrics.FallbackSuccess, metrics.StreamMidFailure)},
+			events:   ev(metrics.Emit, metrics.Failure, metrics.FallbackEmit, metrics.FallbackEmit, metrics.FallbackSuccess, metrics.StreamMidFailure)},
 		{name: "failure, no fallback", construct: emitting(errBoom), err: ErrCommandFailed,
 			events: ev(metrics.Failure, metrics.FallbackMissing)},
 		{name: "short circuit, fallback", props: []string{"circuitBreaker.forceOpen", "true"}, construct: emitting("a"),

@@ -109,7 +109,7 @@ func ExampleStream() {
 	// line 1
 	// line 2
 	// (truncated)
-	// [EMIT EMIT FALLBACK_EMIT FALLBACK_SUCCESS MID_STREAM_FAILURE]
+	// [EMIT EMIT FAILURE FALLBACK_EMIT FALLBACK_SUCCESS MID_STREAM_FAILURE]
 }
 
 func ExampleCommand_WithCacheKey() {

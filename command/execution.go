@@ -293,9 +293,12 @@ func (x *execution) notify(e metrics.EventType) {
 
 func (x *execution) has(e metrics.EventType) bool { return x.events.Load()&(1<<e) != 0 }
 
-// count returns how many times e happened: EMIT, FALLBACK_EMIT and COLLAPSED can repeat.
+// count returns how many times e happened: EMIT, FALLBACK_EMIT, COLLAPSED and
+// STREAM_RESUMED can repeat.
 func (x *execution) count(e metrics.EventType) int {
 	switch e {
+	case metrics.StreamResumed:
+		return x.body.(resumer).Resumes()
 	case metrics.Emit:
 		return int(x.emits.Load())
 	case metrics.FallbackEmit:
@@ -305,6 +308,9 @@ func (x *execution) count(e metrics.EventType) int {
 	}
 	return 1
 }
+
+// resumer is a body that resumes (Stream): it has STREAM_RESUMED's count.
+type resumer interface{ Resumes() int }
 
 // now reads the clock as an offset from the runtime's base time.
 func (x *execution) now() time.Duration { return x.ks.rt.clk.Since(x.ks.rt.base) }

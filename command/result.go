@@ -22,8 +22,8 @@ func (x *execution) GroupKey() string { return x.ks.info.GroupKey }
 // ThreadPoolKey returns the thread-pool key (threadPoolKeyOverride applied).
 func (x *execution) ThreadPoolKey() string { return x.ks.info.ThreadPoolKey }
 
-// ExecutionEvents returns the recorded events in Hystrix order, EMIT and FALLBACK_EMIT
-// repeated as many times as they happened.
+// ExecutionEvents returns the recorded events in Hystrix order, EMIT, FALLBACK_EMIT and
+// STREAM_RESUMED repeated as many times as they happened.
 func (x *execution) ExecutionEvents() []metrics.EventType {
 	var out []metrics.EventType
 	for set := x.events.Load(); set != 0; set &= set - 1 {
@@ -36,11 +36,11 @@ func (x *execution) ExecutionEvents() []metrics.EventType {
 }
 
 // eventList returns ExecutionEvents for the event notifier: for the executions whose
-// events do not repeat (no EMIT, FALLBACK_EMIT or COLLAPSED), a list shared by every
+// events do not repeat (no EMIT, FALLBACK_EMIT, COLLAPSED or STREAM_RESUMED), a list shared by every
 // execution with the same events, so that a notifier costs no allocation per execution.
 func (x *execution) eventList() []metrics.EventType {
 	set := x.events.Load()
-	const repeat = 1<<metrics.Emit | 1<<metrics.FallbackEmit | 1<<metrics.Collapsed
+	const repeat = 1<<metrics.Emit | 1<<metrics.FallbackEmit | 1<<metrics.Collapsed | 1<<metrics.StreamResumed
 	if set&repeat != 0 {
 		return x.ExecutionEvents()
 	}

@@ -144,7 +144,11 @@ func (x *execution) counts(events uint32) metrics.EventCounts {
 	if x.rare != nil {
 		collapsed = x.rare.collapsed
 	}
-	return metrics.NewEventCounts(events, int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
+	c := metrics.NewEventCounts(events, int(x.emits.Load()), int(x.fbEmits.Load()), collapsed)
+	if events&(1<<metrics.StreamResumed) != 0 {
+		c = c.Add(metrics.StreamResumed, x.count(metrics.StreamResumed)-1) // NewEventCounts counted 1
+	}
+	return c
 }
 
 // onStart calls the onStart hook with the caller's context; the context it returns is the

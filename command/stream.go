@@ -7,6 +7,7 @@ import (
 	"iter"
 	"reflect"
 	"sync/atomic"
+	"time"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -36,9 +37,14 @@ type Stream[T any] struct {
 	resume     func(ctx context.Context, last T, err error) rxgo.Observable
 	maxResumes int
 
-	sink func(T) bool                      // the subscription's, set by the door that began; false: the subscriber left
-	rec  atomic.Pointer[observable.Replay] // the items, for Observe and request-cache hits
-	fin  observable.Future[struct{}]       // completed when the stream settled
+	sink  func(v T, q quits) handOff        // the subscription's, set by the door that began
+	holds bool                              // the door's hand-off holds an item beside the source's maxItemsInFlight
+	left  chan struct{}                     // ToObservable's: closed when its operators stopped reading (leave)
+	gone  atomic.Bool                       // left is closed
+	ended chan struct{}                     // ToObservable's: closed when the producer that drove the stream returned
+	drove atomic.Bool                       // a producer of ToObservable drives the stream
+	rec   atomic.Pointer[observable.Replay] // the items, for Observe and request-cache hits
+	fin   observable.Future[struct{}]       // completed when the stream settled
 
 	// Written by the run (call) on the goroutine that drives the chain.
 	watch   atomic.Pointer[streamWatch] // the phase limits of the attempt running; nil: none
@@ -102,41 +108,84 @@ func (s *Stream[T]) recording() *observable.Replay {
 
 // ToObservable returns a cold observable: subscribing executes the stream command with
 // the subscription's context and forwards its values, then its error if it failed.
-// Ending the subscription's context cancels the execution (CANCELLED). A command is
-// single use: a later subscription (as through an operator that subscribes twice) gets
-// the BAD_REQUEST_EXCEPTION and leaves the first one alone.
-// With a cache key, subscribe with the request's context (Observe(rxgo.WithContext(ctx))).
+// Ending the subscription's context cancels the execution (CANCELLED), and so does an
+// operator chain built on it that stops reading (Take, First, TakeUntil, ...: see
+// observable.Stoppable). A subscriber that stops reading the channel itself holds the
+// stream until the execution timeout or a phase limit ends it. A command is single use: a
+// later subscription (as through an operator that subscribes twice) gets the
+// BAD_REQUEST_EXCEPTION and leaves the first one alone. With a cache key, subscribe with
+// the request's context (Observe(rxgo.WithContext(ctx))).
 func (s *Stream[T]) ToObservable() rxgo.Observable {
-	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
-		err := s.claim(doorOther)
-		if err == nil {
-			err = s.drive(ctx, func(v T) bool { return rxgo.Of(v).SendContext(ctx, next) })
+	s.left, s.ended = make(chan struct{}), make(chan struct{})
+	return observable.Stoppable(rxgo.Defer([]rxgo.Producer{s.produce}), s.leave)
+}
+
+// produce is ToObservable's producer: it executes the stream for one subscription.
+func (s *Stream[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
+	err := s.claim(doorOther)
+	if err == nil {
+		s.drove.Store(true)
+		defer close(s.ended)
+		s.holds = true
+		err = s.drive(ctx, func(v T, q quits) handOff {
+			select { // a subscriber already waiting takes it without a look at the rest
+			case next <- rxgo.Of(v):
+				return taken
+			default:
+			}
+			select {
+			case next <- rxgo.Of(v):
+				return taken
+			case <-ctx.Done():
+			case <-q.done:
+			case <-q.expired:
+			case <-s.left:
+			}
+			return dropped
+		})
+	}
+	if err != nil {
+		select {
+		case next <- rxgo.Error(err):
+		case <-ctx.Done():
+		case <-s.left:
 		}
-		if err != nil {
-			rxgo.Error(err).SendContext(ctx, next)
-		}
-	}})
+	}
+}
+
+// leave ends the stream for ToObservable's operators, which stopped reading, and waits
+// until the producer driving it returned: by then the stream ended and gave its permit
+// back, so the chain's subscriber sees its channel close after that.
+func (s *Stream[T]) leave() {
+	if s.gone.CompareAndSwap(false, true) {
+		close(s.left)
+	}
+	if s.drove.Load() {
+		<-s.ended
+	}
 }
 
 // Observe starts the stream command at once, with the caller's context, and returns a hot
 // observable replaying all its values and its terminal to every subscriber. Unlike a
 // Command's Observe it returns before the outcome: the stream runs on a goroutine of its
-// own. The command is
-// cancelled when ctx ends, not when subscribers leave. Calling Observe again returns the
+// own. The command is cancelled when ctx ends, not when subscribers leave (an operator
+// chain that stops reading ends its own subscription: see observable.Stoppable). Calling
+// Observe again returns the
 // same observable; after another door executed the command, Observe returns an observable
 // of the BAD_REQUEST_EXCEPTION.
 func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
 	rec := s.recording()
 	if err := s.claim(doorObserve); err != nil {
 		if s.door.Load() == doorObserve {
-			return rec.Observable()
+			return observable.Stoppable(rec.Observable(), nil)
 		}
 		return observable.Error(err)
 	}
-	s.sink = func(T) bool { return true } // emit records the values in rec
+	s.sink = func(T, quits) handOff { return taken } // emit records the values in rec
+	obs := observable.Stoppable(rec.Observable(), nil)
 	if err := s.begin(ctx); err != nil {
 		rec.Add(rxgo.Error(err))
-		return rec.Observable()
+		return obs
 	}
 	go func() {
 		if err := s.run(); err != nil {
@@ -144,24 +193,33 @@ func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
 		}
 		rec.Finish()
 	}()
-	return rec.Observable()
+	return obs
 }
 
 // Values returns the stream as a sequence of (value, nil) pairs, then (zero, err) if it
-// failed; ranging over it executes the command with ctx on the ranging goroutine, and
-// breaking out of the loop cancels it.
+// failed; ranging over it executes the command with ctx on the ranging goroutine.
+// Breaking out of the loop (or a panic in its body, which goes on after) cancels the
+// stream before the loop statement returns (CANCELLED, its source's context ended).
 func (s *Stream[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		more := true
+		var panicked any
 		err := s.claim(doorOther)
 		if err == nil {
-			err = s.drive(ctx, func(v T) bool { // true: delivered; once the loop broke, nothing is
-				if !more {
-					return false
+			err = s.drive(ctx, func(v T, _ quits) (h handOff) {
+				defer func() {
+					if p := recover(); p != nil {
+						panicked, h = p, takenLast
+					}
+				}()
+				if more = yield(v, nil); !more {
+					return takenLast
 				}
-				more = yield(v, nil)
-				return true
+				return taken
 			})
+		}
+		if panicked != nil {
+			panic(panicked)
 		}
 		if err != nil && more {
 			var zero T
@@ -173,7 +231,7 @@ func (s *Stream[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 // drive executes the claimed stream on the current goroutine, handing its values to sink;
 // it returns the error to end the subscription with (nil for a success, a fallback's
 // success, or a subscriber that left).
-func (s *Stream[T]) drive(ctx context.Context, sink func(T) bool) error {
+func (s *Stream[T]) drive(ctx context.Context, sink func(T, quits) handOff) error {
 	s.sink = sink
 	if err := s.begin(ctx); err != nil {
 		return err
@@ -253,9 +311,9 @@ func (s *Stream[T]) callFallback(x *execution, cause error) error {
 }
 
 // forward subscribes to the observable open returns and hands its values to the sink
-// until it terminates, ctx ends, or the subscriber leaves; it returns the stream's error.
-// Each value delivered counts as an EMIT of attempt a (a FALLBACK_EMIT of x when a is nil:
-// the fallback's), n holding the count, and goes to the emit hooks.
+// until it terminates, ctx ends, a phase limit passes, or the subscriber leaves; it returns
+// the stream's error. Each value delivered counts as an EMIT of attempt a (a FALLBACK_EMIT
+// of x when a is nil: the fallback's), n holding the count, and goes to the emit hooks.
 func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observable, ctx context.Context,
 	n *atomic.Int32) error {
 	src, err := construct(open)
@@ -264,17 +322,23 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 	}
 	sub, cancel := context.WithCancel(ctx)
 	defer cancel()
-	fl := flowOf(x.ks.props)
+	fl := flowOf(x.ks.props, s.holds)
 	opts := []rxgo.Option{rxgo.WithContext(sub)}
-	if fl.max > 0 {
-		opts = append(opts, rxgo.WithBufferedChannel(fl.max))
+	if fl.buf > 0 {
+		opts = append(opts, rxgo.WithBufferedChannel(fl.buf))
 	}
 	items := src.Observe(opts...)
+	ended := false
+	defer func() {
+		if !ended { // a source that does not honour its context must not stay blocked on its send
+			go drainSource(items)
+		}
+	}()
+	q := quits{done: ctx.Done()}
 	var w *streamWatch
-	var expired <-chan struct{}
 	if a != nil {
 		if w = s.watch.Load(); w != nil {
-			expired = w.done
+			q.expired = w.done
 		}
 	}
 	for {
@@ -282,13 +346,16 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 		var ok bool
 		select {
 		case it, ok = <-items:
-		case <-ctx.Done():
+		case <-q.done:
 			return ctx.Err()
-		case <-expired:
+		case <-q.expired:
 			return w.why
+		case <-s.left:
+			return errUnsubscribed
 		}
 		switch {
 		case !ok:
+			ended = true
 			return nil
 		case it.Error():
 			return it.E
@@ -300,17 +367,23 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 		if a != nil && !a.race.running() {
 			return nil // the timer won: the late values are dropped
 		}
-		if fl.fail && len(items) >= fl.max {
-			return ErrStreamOverflow // the source filled the items in flight: the subscriber is behind
+		var offered time.Duration
+		if w != nil || fl.fail {
+			offered = x.now()
 		}
 		if w != nil {
-			w.handing(x.now())
+			w.handing(offered)
 		}
-		if !s.emit(v) {
-			return errUnsubscribed // not delivered: not counted
+		h := s.emit(v, q)
+		if h == dropped { // not delivered: not counted
+			return s.refusal(ctx, w)
+		}
+		var took time.Duration
+		if w != nil || fl.fail {
+			took = x.now()
 		}
 		if w != nil {
-			w.handed(x.now())
+			w.handed(took)
 		}
 		n.Add(1)
 		if a != nil {
@@ -321,27 +394,77 @@ func (s *Stream[T]) forward(x *execution, a *attempt, open func() rxgo.Observabl
 			x.addEvent(metrics.FallbackEmit)
 		}
 		s.emitHooks(x, a, v)
+		switch {
+		case h == takenLast:
+			return errUnsubscribed
+		case fl.fail && len(items) >= fl.buf && took-offered >= fl.grace:
+			return ErrStreamOverflow // the subscriber took too long while the source waited at the bound
+		}
 	}
+}
+
+// drainSource reads a source's channel to its end.
+func drainSource(items <-chan rxgo.Item) {
+	for range items {
+	}
+}
+
+// quits are what ends a hand-off to the subscriber besides the subscriber itself: the
+// stream's context (the timeout, the caller) and its phase limits (nil: none).
+type quits struct{ done, expired <-chan struct{} }
+
+// handOff is what became of an item handed to the sink.
+type handOff uint8
+
+const (
+	taken     handOff = iota // the subscriber took it and waits for the next
+	takenLast                // the subscriber took it and left (a broken range loop)
+	dropped                  // the hand-off ended before the subscriber took it
+)
+
+// refusal returns why a hand-off ended before the subscriber took the item: the stream's
+// context ended, a phase limit passed, or the subscriber left.
+func (s *Stream[T]) refusal(ctx context.Context, w *streamWatch) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if w != nil {
+		select {
+		case <-w.done:
+			return w.why
+		default:
+		}
+	}
+	return errUnsubscribed
 }
 
 // flow is a stream key's bound on items in flight (stream.maxItemsInFlight, stream.overflow).
 type flow struct {
-	max  int  // 0: the source's channel as it is
-	fail bool // at max the stream fails instead of holding the source
+	buf   int           // the source's channel buffer; 0: the source's channel as it is
+	fail  bool          // a subscriber behind fails the stream instead of holding the source
+	grace time.Duration // how late a subscriber may take an item at the bound (fail)
 }
 
-func flowOf(p *config.CommandProperties) flow {
-	f := flow{max: config.StreamMaxItemsInFlight.In(p).Get()}
-	f.fail = f.max > 0 && config.StreamOverflow.In(p).Get() == config.StreamFail
+// flowOf returns a key's flow for a door whose hand-off holds one item itself (holds) or
+// none: the items in flight are the source's buffer plus the one held.
+func flowOf(p *config.CommandProperties, holds bool) flow {
+	max := config.StreamMaxItemsInFlight.In(p).Get()
+	f := flow{buf: max}
+	if holds && max > 0 {
+		f.buf = max - 1
+	}
+	if max > 0 && config.StreamOverflow.In(p).Get() == config.StreamFail {
+		f.fail, f.grace = true, config.StreamOverflowGrace.In(p).Get()
+	}
 	return f
 }
 
 // emit records v for Observe and request-cache hits and hands it to the subscription.
-func (s *Stream[T]) emit(v T) bool {
+func (s *Stream[T]) emit(v T, q quits) handOff {
 	if rec := s.rec.Load(); rec != nil {
 		rec.Add(rxgo.Of(v))
 	}
-	return s.sink(v)
+	return s.sink(v, q)
 }
 
 // emitHooks calls the hooks for one value of attempt a's run, or of the fallback (a nil).
@@ -389,10 +512,10 @@ func (s *Stream[T]) replays(other body) bool {
 	return ok
 }
 
-func (s *Stream[T]) replay(_ *execution, orig *execution) {
+func (s *Stream[T]) replay(x *execution, orig *execution) {
 	items, _ := orig.body.(*Stream[T]).rec.Load().Items()
 	for _, it := range items {
-		if !s.emit(it.V.(T)) {
+		if s.emit(it.V.(T), quits{done: x.parent.Done()}) != taken {
 			return
 		}
 	}

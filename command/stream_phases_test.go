@@ -125,8 +125,8 @@ func TestStreamIdleTimeoutIsMidStream(t *testing.T) {
 	assert.Empty(t, values)
 	runtimeErr(t, err, CommandException)
 	assert.ErrorIs(t, err, ErrStreamIdleTimeout)
-	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.Emit, metrics.Emit, metrics.Emit, metrics.FallbackMissing,
-		metrics.StreamIdleTimeout, metrics.StreamMidFailure), st.ExecutionEvents())
+	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.Emit, metrics.Emit, metrics.Emit, metrics.Failure,
+		metrics.FallbackMissing, metrics.StreamIdleTimeout, metrics.StreamMidFailure), st.ExecutionEvents())
 	e.assertIdle("S")
 }
 
@@ -165,13 +165,15 @@ func TestStreamMaxLifetime(t *testing.T) {
 	e.clk.Advance(100 * time.Millisecond)
 	_, err := rest(out)
 	assert.ErrorIs(t, err, ErrStreamLifetime)
-	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.FallbackMissing, metrics.StreamMidFailure), st.ExecutionEvents())
+	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.Failure, metrics.FallbackMissing, metrics.StreamMidFailure),
+		st.ExecutionEvents())
 	e.assertIdle("S")
 }
 
 // A failure before the first item counts like a command's: the breaker opens on the same
-// count of ESTABLISH_TIMEOUTs as of FAILUREs, and a stream cut after its first item does
-// not count against it.
+// count of ESTABLISH_TIMEOUTs as of FAILUREs. A stream cut after its first item is a
+// FAILURE, as in Hystrix: the breaker opens on the same count of cuts, and never with
+// stream.cutsCountForHealth=false.
 func TestStreamBreakerCountsEstablishmentLikeUnary(t *testing.T) {
 	props := []string{"circuitBreaker.requestVolumeThreshold", "5", "circuitBreaker.evaluateOnFailure", "true",
 		"stream.establishTimeoutInMilliseconds", "100"}
@@ -207,9 +209,11 @@ func TestStreamBreakerCountsEstablishmentLikeUnary(t *testing.T) {
 	t.Logf("the breaker opened after %d failed commands, %d streams not established", unary, stream)
 	assert.Equal(t, unary, stream, "the breaker opens on the same count")
 
-	cut := opensAfter(e, "C", func(s Setter) error {
+	cutStream := func(s Setter) error {
 		_, err := rest(NewStream[any](s, emitting(1, errBoom)).ToObservable().Observe())
 		return err
-	})
-	assert.Equal(t, -1, cut, "streams cut after their first item never open the breaker")
+	}
+	assert.Equal(t, unary, opensAfter(e, "C", cutStream), "streams cut after their first item open the breaker as failures do")
+	props = append(props, "stream.cutsCountForHealth", "false")
+	assert.Equal(t, -1, opensAfter(e, "D", cutStream), "with stream.cutsCountForHealth=false cuts never open it")
 }

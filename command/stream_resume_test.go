@@ -123,7 +123,8 @@ func TestStreamResumeBounds(t *testing.T) {
 	assert.ErrorIs(t, errs[0], errCut)
 	assert.Equal(t, 2, st.Resumes())
 	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.Emit, metrics.Emit, metrics.Emit, metrics.Emit,
-		metrics.FallbackMissing, metrics.StreamMidFailure, metrics.StreamResumed), st.ExecutionEvents())
+		metrics.Failure, metrics.FallbackMissing, metrics.StreamMidFailure, metrics.StreamResumed, metrics.StreamResumed),
+		st.ExecutionEvents(), "one STREAM_RESUMED per resume")
 
 	opened.Store(0)
 	st = NewStream[int](e.streamSetter("S"), func(context.Context) rxgo.Observable {

@@ -41,8 +41,8 @@ func TestStreamFailureWithFallbackStream(t *testing.T) {
 	values, errs := items(t, st.ToObservable())
 	assert.Equal(t, []any{1, 10, 20}, values)
 	assert.Empty(t, errs)
-	assert.Equal(t, ev(metrics.Emit, metrics.FallbackEmit, metrics.FallbackEmit, metrics.FallbackSuccess,
-		metrics.StreamMidFailure), st.ExecutionEvents(), "a failure after the first item is MID_STREAM_FAILURE")
+	assert.Equal(t, ev(metrics.Emit, metrics.Failure, metrics.FallbackEmit, metrics.FallbackEmit, metrics.FallbackSuccess,
+		metrics.StreamMidFailure), st.ExecutionEvents(), "a failure after the first item is a FAILURE, marked MID_STREAM_FAILURE")
 	e.assertIdle("S")
 }
 
@@ -149,9 +149,10 @@ func TestStreamRequestCache(t *testing.T) {
 	assert.Equal(t, []any{1, 2, 3}, values)
 	assert.Empty(t, errs)
 	assert.Equal(t, 1, calls)
-	want := ev(metrics.Emit, metrics.Emit, metrics.FallbackEmit, metrics.FallbackSuccess, metrics.StreamMidFailure)
+	want := ev(metrics.Emit, metrics.Emit, metrics.Failure, metrics.FallbackEmit, metrics.FallbackSuccess,
+		metrics.StreamMidFailure)
 	assert.Equal(t, want, first.ExecutionEvents())
-	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.FallbackEmit, metrics.FallbackSuccess,
+	assert.Equal(t, ev(metrics.Emit, metrics.Emit, metrics.Failure, metrics.FallbackEmit, metrics.FallbackSuccess,
 		metrics.ResponseFromCache, metrics.StreamMidFailure), second.ExecutionEvents())
 	assert.Equal(t, []string{"OnCacheHit"}, e.rec.Names())
 	e.assertIdle("S")

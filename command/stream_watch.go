@@ -13,29 +13,35 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// The errors a stream ends with when one of its limits passes (stream.* properties). A
-// limit that passes before the first item is an ESTABLISH_TIMEOUT, whose caller error is
-// a TIMEOUT *Error; after it, a MID_STREAM_FAILURE (with IDLE_TIMEOUT for the idle
-// limit), whose caller error is a COMMAND_EXCEPTION *Error. Either wraps one of these.
+// The errors a stream ends with when one of its limits passes (stream.* properties), or
+// when its subscriber is behind (ErrStreamOverflow). A limit that passes before the first
+// item is an ESTABLISH_TIMEOUT, whose caller error is a TIMEOUT *Error; after it, a
+// FAILURE marked MID_STREAM_FAILURE (with IDLE_TIMEOUT for the idle limit), whose caller
+// error is a COMMAND_EXCEPTION *Error. Either wraps one of these.
 var (
 	ErrStreamEstablishTimeout = errors.New("command: stream not established within stream.establishTimeoutInMilliseconds")
 	ErrStreamFirstItemTimeout = errors.New("command: no first item within stream.firstItemTimeoutInMilliseconds")
 	ErrStreamIdleTimeout      = errors.New("command: no item within stream.idleTimeoutInMilliseconds")
 	ErrStreamLifetime         = errors.New("command: stream outlived stream.maxLifetimeInMilliseconds")
-	ErrStreamOverflow         = errors.New("command: stream.maxItemsInFlight items not taken by the subscriber")
+	ErrStreamOverflow         = errors.New("command: the subscriber took an item later than stream.overflowGraceInMilliseconds with stream.maxItemsInFlight items waiting")
 )
 
 // streamFailure returns the kind of a stream's failure in attempt a, delivered telling
-// whether it delivered an item: ESTABLISH_TIMEOUT for a limit that passed before the first
-// item, FAILURE for any other failure before it (both count like a command's),
-// MID_STREAM_FAILURE after it (and IDLE_TIMEOUT for the idle limit) or for an overflow (the
-// subscriber's slowness says nothing against the dependency).
+// whether it delivered an item. Before the first item: ESTABLISH_TIMEOUT for a limit that
+// passed, FAILURE for any other failure (both count like a command's). After it: a FAILURE
+// as Hystrix counts it, marked MID_STREAM_FAILURE (and IDLE_TIMEOUT for the idle limit);
+// without the FAILURE when the key sets stream.cutsCountForHealth=false or the subscriber
+// overflowed (its slowness says nothing against the dependency).
 func streamFailure(a *attempt, delivered bool, err error) kind {
 	switch {
-	case delivered || err == ErrStreamOverflow:
+	case delivered:
 		if errors.Is(err, ErrStreamIdleTimeout) {
 			a.addEvent(metrics.StreamIdleTimeout)
 		}
+		if err == ErrStreamOverflow || !config.StreamCutsCountForHealth.In(a.x.ks.props).Get() {
+			return cutUncounted
+		}
+		a.addEvent(metrics.StreamMidFailure)
 		return cut
 	case errors.Is(err, ErrStreamEstablishTimeout) || errors.Is(err, ErrStreamFirstItemTimeout) ||
 		errors.Is(err, ErrStreamLifetime):

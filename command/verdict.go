@@ -42,7 +42,8 @@ const (
 
 	// A stream's failure by phase (stream.go, body.failure).
 	notEstablished // ESTABLISH_TIMEOUT: a stream's limit passed before its first item
-	cut            // MID_STREAM_FAILURE: a stream failed after its first item
+	cut            // FAILURE (and MID_STREAM_FAILURE): a stream failed after its first item
+	cutUncounted   // MID_STREAM_FAILURE alone: a cut that does not count for health
 	numKinds
 )
 
@@ -70,7 +71,8 @@ var kinds = [numKinds]kindInfo{
 	errored:    {name: "errored", event: metrics.ExceptionThrown},
 
 	notEstablished: {name: "notEstablished", event: metrics.StreamEstablishTimeout, fallback: Timeout},
-	cut:            {name: "cut", event: metrics.StreamMidFailure, fallback: CommandException},
+	cut:            {name: "cut", event: metrics.Failure, fallback: CommandException},
+	cutUncounted:   {name: "cutUncounted", event: metrics.StreamMidFailure, fallback: CommandException},
 }
 
 func (k kind) String() string { return kinds[k].name }

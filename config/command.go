@@ -184,6 +184,15 @@ var (
 	// StreamOverflow is stream.overflow = BLOCK (BLOCK or FAIL): at maxItemsInFlight the
 	// source is held (BLOCK) or the stream fails (FAIL).
 	StreamOverflow = key(commandScope, "stream.overflow", StreamBlock, strCodec, oneOf(StreamBlock, StreamFail))
+	// StreamOverflowGrace is stream.overflowGraceInMilliseconds = 100 (>= 0): with overflow
+	// FAIL, the subscriber is behind when it takes an item later than this after it was
+	// offered, the source's maxItemsInFlight items waiting behind it.
+	StreamOverflowGrace = key(commandScope, "stream.overflowGraceInMilliseconds", 100*time.Millisecond, millisCodec, nonNegative)
+	// StreamCutsCountForHealth is stream.cutsCountForHealth = true: a stream that fails after
+	// its first item is a FAILURE (as in Hystrix), marked MID_STREAM_FAILURE; false records
+	// the MID_STREAM_FAILURE alone, which the breaker does not count (streams cut by design,
+	// as long watches behind a load balancer).
+	StreamCutsCountForHealth = key(commandScope, "stream.cutsCountForHealth", true, boolCodec, nil)
 
 	// HedgeMaxHedges is hedge.maxHedges = 0 (0..10): extra attempts started while the first
 	// has not answered, one per delay; 0 is no hedging.

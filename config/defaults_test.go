@@ -82,6 +82,8 @@ func TestCommandDefaults(t *testing.T) {
 		"stream.maxLifetimeInMilliseconds":                    "0",
 		"stream.maxItemsInFlight":                             "0",
 		"stream.overflow":                                     "BLOCK",
+		"stream.overflowGraceInMilliseconds":                  "100",
+		"stream.cutsCountForHealth":                           "true",
 		"hedge.maxHedges":                                     "0",
 		"hedge.delayInMilliseconds":                           "100",
 		"hedge.delayPercentile":                               "0",

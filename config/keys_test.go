@@ -76,7 +76,7 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		AdaptiveAlgorithmKey.Name(), AdaptiveMinLimit.Name(), AdaptiveMaxLimit.Name(), AdaptiveInitialLimit.Name(),
 		AdaptiveWindow.Name(), AdaptiveQueueSize.Name(), AdaptiveReserved.Name(), AdaptiveGroup.Name(),
 		StreamEstablishTimeout.Name(), StreamFirstItemTimeout.Name(), StreamIdleTimeout.Name(),
-		StreamMaxLifetime.Name(), StreamMaxItemsInFlight.Name(), StreamOverflow.Name(),
+		StreamMaxLifetime.Name(), StreamMaxItemsInFlight.Name(), StreamOverflow.Name(), StreamOverflowGrace.Name(), StreamCutsCountForHealth.Name(),
 		HedgeMaxHedges.Name(), HedgeDelay.Name(), HedgeDelayPercentile.Name(),
 		ThrottleEnabled.Name(), ThrottleK.Name(), ThrottleWindow.Name(), ThrottleMinRequests.Name(),
 	})

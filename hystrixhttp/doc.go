@@ -37,10 +37,10 @@
 //	     run(ctx): TrackStream(ctx); Base.RoundTrip ─> headers: Established, Classify
 //	               hand the response (its Body counts a Read with bytes as an item)
 //	               wait: body EOF or Close ─> SUCCESS
-//	                     read error ─> FAILURE before the first bytes, else MID_STREAM_FAILURE
+//	                     read error ─> FAILURE; after the first bytes marked MID_STREAM_FAILURE
 //	                     limit passed ─> request cancelled, Read returns the limit's error:
 //	                       ESTABLISH_TIMEOUT before the first bytes (counts like FAILURE),
-//	                       else MID_STREAM_FAILURE (+ IDLE_TIMEOUT)
+//	                       else FAILURE + MID_STREAM_FAILURE (+ IDLE_TIMEOUT)
 //	                     request context ended ─> CANCELLED
 //
 // The command's timeout bounds the whole stream: turn execution.timeout.enabled off for

@@ -143,8 +143,8 @@ func TestSSEStalledStreamsEndAtTheIdleLimit(t *testing.T) {
 				assert.Equal(t, "0", e.Data)
 				got = time.Now()
 			}
-			assert.Equal(t, []metrics.EventType{metrics.Emit, metrics.FallbackMissing, metrics.StreamIdleTimeout,
-				metrics.StreamMidFailure}, st.ExecutionEvents())
+			assert.Equal(t, []metrics.EventType{metrics.Emit, metrics.Failure, metrics.FallbackMissing,
+				metrics.StreamIdleTimeout, metrics.StreamMidFailure}, st.ExecutionEvents())
 		})
 	}
 	wg.Wait()

@@ -25,8 +25,9 @@ import (
 //     Read an error that errors.Is the limit's (command.ErrStreamFirstItemTimeout);
 //   - a transport error or a failure status (Classify) before the first bytes: FAILURE,
 //     as with Transport (the caller gets the failure response as the server sent it);
-//   - a read error (a cut) or a limit after the first bytes: MID_STREAM_FAILURE (with
-//     IDLE_TIMEOUT for the idle limit), which does not count against the breaker; Read
+//   - a read error (a cut) or a limit after the first bytes: a FAILURE marked
+//     MID_STREAM_FAILURE (with IDLE_TIMEOUT for the idle limit), which counts against the
+//     breaker unless the key sets stream.cutsCountForHealth=false; Read
 //     returns the read error, or one that errors.Is the limit's
 //     (command.ErrStreamIdleTimeout, ErrStreamLifetime);
 //   - the request's context ending (or its Cancel channel closing): CANCELLED.

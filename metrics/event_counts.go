@@ -1,17 +1,18 @@
 package metrics
 
 // EventCounts is the set of events of one execution, with a count for the types that can
-// occur more than once (EMIT, FALLBACK_EMIT, COLLAPSED). It is a small value type: Add
+// occur more than once (EMIT, FALLBACK_EMIT, COLLAPSED, STREAM_RESUMED). It is a small value type: Add
 // returns a new value and nothing allocates. The zero value is empty.
 type EventCounts struct {
 	set          uint32
 	emit         int32
 	fallbackEmit int32
 	collapsed    int32
+	resumed      int32
 }
 
 // Add returns c with n more events of type e. For a type without a count (every type but
-// EMIT, FALLBACK_EMIT and COLLAPSED) any n > 0 marks it present; n <= 0 changes nothing.
+// EMIT, FALLBACK_EMIT, COLLAPSED and STREAM_RESUMED) any n > 0 marks it present; n <= 0 changes nothing.
 func (c EventCounts) Add(e EventType, n int) EventCounts {
 	if n <= 0 || int(e) >= NumEventTypes {
 		return c
@@ -24,16 +25,22 @@ func (c EventCounts) Add(e EventType, n int) EventCounts {
 		c.fallbackEmit += int32(n)
 	case Collapsed:
 		c.collapsed += int32(n)
+	case StreamResumed:
+		c.resumed += int32(n)
 	}
 	return c
 }
 
 // NewEventCounts returns, in one step, the counts Add would build type by type: the types
 // whose bit is set in set (bit e for EventType e, that is 1<<e), with emit, fallbackEmit
-// and collapsed as the counts of EMIT, FALLBACK_EMIT and COLLAPSED. As with Add, a
-// counted type whose count is below 1 is left out, and so are bits beyond the last type.
+// and collapsed as the counts of EMIT, FALLBACK_EMIT and COLLAPSED (STREAM_RESUMED counts
+// 1: Add the rest). As with Add, a counted type whose count is below 1 is left out, and so
+// are bits beyond the last type.
 func NewEventCounts(set uint32, emit, fallbackEmit, collapsed int) EventCounts {
 	c := EventCounts{set: set & (1<<NumEventTypes - 1)}
+	if c.set&(1<<StreamResumed) != 0 {
+		c.resumed = 1
+	}
 	if c.set&(1<<Emit|1<<FallbackEmit|1<<Collapsed) != 0 { // rare: streams and collapsers
 		c.emit = c.counted(Emit, emit)
 		c.fallbackEmit = c.counted(FallbackEmit, fallbackEmit)
@@ -56,7 +63,7 @@ func (c *EventCounts) counted(e EventType, n int) int32 {
 }
 
 // Count returns how many events of type e the set holds: the count for EMIT,
-// FALLBACK_EMIT and COLLAPSED, else 1 if present and 0 if not.
+// FALLBACK_EMIT, COLLAPSED and STREAM_RESUMED, else 1 if present and 0 if not.
 func (c EventCounts) Count(e EventType) int {
 	switch e {
 	case Emit:
@@ -65,6 +72,8 @@ func (c EventCounts) Count(e EventType) int {
 		return int(c.fallbackEmit)
 	case Collapsed:
 		return int(c.collapsed)
+	case StreamResumed:
+		return int(c.resumed)
 	}
 	if c.Contains(e) {
 		return 1

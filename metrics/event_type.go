@@ -57,11 +57,12 @@ const (
 	// StreamIdleTimeout: a stream's idle limit passed between two items (with
 	// MID_STREAM_FAILURE).
 	StreamIdleTimeout
-	// StreamMidFailure: a stream failed after delivering an item. For health a stream is
-	// one request judged by its establishment, so this counts as healthy: the breaker opens
-	// on failures before the first item only.
+	// StreamMidFailure: a stream failed after delivering an item. It marks the phase and
+	// says nothing itself: the FAILURE recorded with it is what counts for health (unless
+	// the key sets stream.cutsCountForHealth=false, or the subscriber overflowed).
 	StreamMidFailure
-	// StreamResumed: a stream cut after an item was re-opened from its last item.
+	// StreamResumed: a stream cut after an item was re-opened from its last item; counted,
+	// once per resume.
 	StreamResumed
 
 	// Hedging (command/stage_hedge.go).
@@ -148,8 +149,8 @@ var eventInfos = [NumEventTypes]eventInfo{
 
 	StreamEstablishTimeout: {name: "ESTABLISH_TIMEOUT", health: Unhealthy, stream: "EstablishTimeout"},
 	StreamIdleTimeout:      {name: "IDLE_TIMEOUT", stream: "IdleTimeout"},
-	StreamMidFailure:       {name: "MID_STREAM_FAILURE", health: Healthy, stream: "MidStreamFailure"},
-	StreamResumed:          {name: "STREAM_RESUMED", stream: "StreamResumed"},
+	StreamMidFailure:       {name: "MID_STREAM_FAILURE", stream: "MidStreamFailure"},
+	StreamResumed:          {name: "STREAM_RESUMED", counted: true, stream: "StreamResumed"},
 	// Hedges: neutral, each attempt counts for health on its own.
 	Hedge: {name: "HEDGE", stream: "Hedge"},
 	// Throttling: neutral, like a rate limit. The dependency was not called, and the share
@@ -224,7 +225,7 @@ func (e EventType) Health() Health { return e.info().health }
 func (e EventType) StreamName() string { return e.info().stream }
 
 // isCounted reports whether an execution can record e more than once (EMIT, FALLBACK_EMIT,
-// COLLAPSED carry a count; every other type is present or absent).
+// COLLAPSED, STREAM_RESUMED carry a count; every other type is present or absent).
 func (e EventType) isCounted() bool { return e.info().counted }
 
 // ThreadPoolEventType is an event of a thread pool (Hystrix's

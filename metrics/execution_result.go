@@ -36,7 +36,7 @@ func (r ExecutionResult) WithEvent(e EventType) ExecutionResult {
 }
 
 // WithEventCount returns r with n more events of type e (n > 1 matters only for EMIT,
-// FALLBACK_EMIT and COLLAPSED).
+// FALLBACK_EMIT, COLLAPSED and STREAM_RESUMED).
 func (r ExecutionResult) WithEventCount(e EventType, n int) ExecutionResult {
 	r.events = r.events.Add(e, n)
 	return r
@@ -49,6 +49,7 @@ func (r ExecutionResult) WithEventCounts(c EventCounts) ExecutionResult {
 	r.events.emit += c.emit
 	r.events.fallbackEmit += c.fallbackEmit
 	r.events.collapsed += c.collapsed
+	r.events.resumed += c.resumed
 	return r
 }
 

@@ -48,8 +48,7 @@ func TestEventTypeClasses(t *testing.T) {
 	_, ok := ThreadPoolEventFrom(ShortCircuited)
 	assert.False(t, ok)
 	health := map[EventType]Health{Success: Healthy, Failure: Unhealthy, Timeout: Unhealthy,
-		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy,
-		StreamEstablishTimeout: Unhealthy, StreamMidFailure: Healthy}
+		ThreadPoolRejected: Unhealthy, SemaphoreRejected: Unhealthy, StreamEstablishTimeout: Unhealthy}
 	for _, e := range AllEventTypes() {
 		assert.Equal(t, health[e], e.Health(), e.String())
 		assert.NotEqual(t, "UNKNOWN", e.String(), "every event type has its row in the table")

@@ -20,6 +20,9 @@
 //     makes the view cost no allocation.
 //   - Replay: the items of one run, replayed to every subscriber, early or late:
 //     Stream.Observe and the request cache of streaming commands.
+//   - Stoppable: an observable whose operator chains end their subscription of it when
+//     they stop reading (RxGo's Take, First, TakeUntil... leave their upstream blocked), and
+//     tell it: Stream.ToObservable and Stream.Observe are stoppable.
 //
 // Every other observable returned here, and the Rx of the sources here, is a genuine
 // rxgo.Observable built on rxgo.Defer: its producer selects on the subscriber's context

@@ -64,12 +64,12 @@ func failureEvent(e *command.Error) metrics.EventType {
 type outcome struct {
 	n         [metrics.NumEventTypes]int64
 	onStart   bool // a BAD_REQUEST from a failing onStart hook (it never reaches a pool)
-	midStream bool // a stream that delivered an item: its FAILURE is a MID_STREAM_FAILURE
+	midStream bool // a stream that delivered an item: its FAILURE is marked MID_STREAM_FAILURE
 }
 
 func (o *outcome) add(e metrics.EventType, n int64) {
 	if e == metrics.Failure && o.midStream {
-		e = metrics.StreamMidFailure
+		o.n[metrics.StreamMidFailure] += n
 	}
 	o.n[e] += n
 }

@@ -210,7 +210,7 @@ func (u *unaryCall) fallback(ctx context.Context, err error) (unaryReply, error)
 // stream is established when it opens, its items are the messages RecvMsg returns, the
 // idle clock runs while the caller waits in RecvMsg, and a limit that passes ends the
 // stream, RecvMsg returning DeadlineExceeded with the limit's error text. A stream that
-// fails after a message is a MID_STREAM_FAILURE, which does not count against the breaker.
+// fails after a message is a FAILURE marked MID_STREAM_FAILURE (see the package doc).
 func (c *Client) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
 	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 	s := &streamCall{outcome: outcome{classify: c.Classify, method: method},

@@ -270,41 +270,48 @@ func TestClientStreamCountsOnce(t *testing.T) {
 	assert.Zero(t, e.Count("stream", metrics.Emit))
 }
 
-// A stream that fails before its first message counts like a unary failure and opens the
-// breaker; one that fails after a message is a MID_STREAM_FAILURE and does not.
+// A stream that fails after a message is a FAILURE (marked MID_STREAM_FAILURE), as a
+// failure before it is: 3 of them open the breaker. With stream.cutsCountForHealth=false
+// (streams cut by design) they are MID_STREAM_FAILURE alone and never open it.
 func TestClientStreamFailureOpensTheBreaker(t *testing.T) {
+	cut := func(client testpb.TestServiceClient) error {
+		stream, err := client.FullDuplexCall(context.Background())
+		if err != nil {
+			return err
+		}
+		require.NoError(t, stream.Send(&testpb.StreamingOutputCallRequest{}))
+		if _, err := stream.Recv(); err != nil {
+			return err
+		}
+		require.NoError(t, stream.CloseSend())
+		_, err = stream.Recv()
+		return err
+	}
 	e := cmdtest.New(t)
 	svc := newService()
 	svc.status.Store(int32(codes.Unavailable))
 	client := dial(t, svc, &Client{Setter: e.Setter("stream")})
 	for range 3 {
-		stream, err := client.FullDuplexCall(context.Background())
-		require.NoError(t, err)
-		require.NoError(t, stream.Send(&testpb.StreamingOutputCallRequest{}))
-		_, err = stream.Recv()
-		require.NoError(t, err)
-		require.NoError(t, stream.CloseSend())
-		_, err = stream.Recv()
-		assert.Equal(t, codes.Unavailable, status.Code(err), "the stream's own status")
+		assert.Equal(t, codes.Unavailable, status.Code(cut(client)), "the stream's own status")
 	}
 	e.Settled(t, "stream")
 	e.Tick(200 * time.Millisecond)
-	assert.EqualValues(t, 3, e.Count("stream", metrics.StreamMidFailure))
-	assert.Zero(t, e.Count("stream", metrics.Failure))
-	for range 3 {
-		stream, err := client.FullDuplexCall(context.Background())
-		require.NoError(t, err)
-		require.NoError(t, stream.CloseSend())
-		_, err = stream.Recv()
-		assert.Equal(t, codes.Unavailable, status.Code(err), "the stream's own status")
-	}
-	e.Settled(t, "stream")
-	e.Tick(200 * time.Millisecond)
-	_, err := client.FullDuplexCall(context.Background())
+	err := cut(client)
 	assert.Equal(t, codes.Unavailable, status.Code(err))
 	assert.ErrorIs(t, err, command.ErrShortCircuited)
-	assert.EqualValues(t, 6, svc.hits.Load())
+	assert.EqualValues(t, 3, svc.hits.Load())
+	assert.EqualValues(t, 3, e.Count("stream", metrics.StreamMidFailure))
 	assert.EqualValues(t, 3, e.Count("stream", metrics.Failure))
+
+	watch := dial(t, svc, &Client{Setter: e.Setter("watch", "stream.cutsCountForHealth", "false")})
+	for range 6 {
+		assert.Equal(t, codes.Unavailable, status.Code(cut(watch)), "the stream's own status")
+		e.Tick(200 * time.Millisecond)
+	}
+	e.Settled(t, "watch")
+	assert.EqualValues(t, 6, e.Count("watch", metrics.StreamMidFailure))
+	assert.Zero(t, e.Count("watch", metrics.Failure))
+	assert.Zero(t, e.Count("watch", metrics.ShortCircuited))
 }
 
 func TestClientStreamTimeoutEndsTheStream(t *testing.T) {

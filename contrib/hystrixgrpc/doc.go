@@ -33,8 +33,9 @@
 // goroutine of its own (Execute blocks until the stream ends); the stream itself is
 // returned as soon as it is open. The run tracks the stream (command.TrackStream), so the
 // key's stream.* limits apply (establishment, first message, idle time between messages,
-// lifetime) and a stream that fails after a message is a MID_STREAM_FAILURE, which does
-// not count against the breaker; one that fails before counts like a unary call.
+// lifetime) and a stream that fails after a message is a FAILURE marked MID_STREAM_FAILURE
+// (counted against the breaker unless the key sets stream.cutsCountForHealth=false), one
+// that fails before a plain FAILURE, as a unary call.
 //
 // Isolation: SEMAPHORE unless the Setter says otherwise (grpc honours the context, so a
 // pool would only add a hand-off). Under THREAD isolation the interceptors still return

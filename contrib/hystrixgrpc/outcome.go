@@ -121,14 +121,44 @@ func (e *statusError) Error() string { return e.err.Error() }
 
 func (e *statusError) Unwrap() error { return e.err }
 
-// GRPCStatus returns the status (see statusError); status.Code and status.FromError use it.
-func (e *statusError) GRPCStatus() *status.Status { return status.New(e.code(), e.err.Error()) }
+// GRPCStatus returns the status (see statusError); status.Code and status.FromError use
+// it. A stream limit that ended the call (stream.* properties) is DeadlineExceeded
+// (ResourceExhausted for an overflow) with the limit's error as the message, as Client.Stream
+// gives its caller.
+func (e *statusError) GRPCStatus() *status.Status {
+	if l := streamLimit(e.err); l != nil && !e.fallbackStatus() && panicOf(e.err) == nil {
+		code := codes.DeadlineExceeded
+		if l == command.ErrStreamOverflow {
+			code = codes.ResourceExhausted
+		}
+		return status.New(code, l.Error())
+	}
+	return status.New(e.code(), e.err.Error())
+}
+
+// fallbackStatus reports whether the fallback failed with a status of its own.
+func (e *statusError) fallbackStatus() bool {
+	_, ok := status.FromError(e.err.FallbackErr)
+	return ok && e.err.FallbackErr != nil
+}
+
+// streamLimit returns the stream limit that ended the call of err, or nil.
+func streamLimit(err error) error {
+	for _, l := range []error{command.ErrStreamEstablishTimeout, command.ErrStreamFirstItemTimeout,
+		command.ErrStreamIdleTimeout, command.ErrStreamLifetime, command.ErrStreamOverflow} {
+		if errors.Is(err, l) {
+			return l
+		}
+	}
+	return nil
+}
 
 func (e *statusError) code() codes.Code {
 	if panicOf(e.err) != nil {
 		return codes.Internal
 	}
-	if s, ok := status.FromError(e.err.FallbackErr); ok && e.err.FallbackErr != nil {
+	if e.fallbackStatus() {
+		s, _ := status.FromError(e.err.FallbackErr)
 		return s.Code()
 	}
 	switch {

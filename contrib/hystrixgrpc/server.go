@@ -90,8 +90,10 @@ func (u *unaryHandling) fallback(ctx context.Context, err error) (any, error) {
 // Stream is a grpc.StreamServerInterceptor: the handler's whole stream is one command
 // execution (it counts once; the timeout bounds its life). The key's stream.* limits
 // apply to what the handler sends (SendHeader establishes the stream, each SendMsg is an
-// item): a limit that passes ends the handler's context and the stream. A stream that
-// fails after a message is a MID_STREAM_FAILURE, which does not count against the breaker.
+// item): a limit that passes ends the handler's context and the stream, and the client
+// gets DeadlineExceeded (ResourceExhausted for an overflow) with the limit's error text, as
+// Client.Stream gives; otherwise the handler's status goes to the client as it is. A stream
+// that fails after a message is a FAILURE marked MID_STREAM_FAILURE (see the package doc).
 func (s *Server) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	h := &streamHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, srv: srv, ss: ss, handler: handler}
 	_, err := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), h.run).Execute(callContext(ss.Context()))

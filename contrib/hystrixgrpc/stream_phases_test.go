@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	testpb "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/status"
@@ -51,8 +52,8 @@ func recvWhileAdvancing(t *testing.T, e *cmdtest.Env, stream testpb.TestService_
 }
 
 // A real server stream that stalls after its first message ends at the idle limit: the
-// caller's Recv gets DeadlineExceeded naming the limit, and the key records IDLE_TIMEOUT
-// and MID_STREAM_FAILURE, not a FAILURE.
+// caller's Recv gets DeadlineExceeded naming the limit, and the key records a FAILURE
+// marked IDLE_TIMEOUT and MID_STREAM_FAILURE.
 func TestClientStreamIdleTimeout(t *testing.T) {
 	e := cmdtest.New(t)
 	svc := newService()
@@ -68,7 +69,7 @@ func TestClientStreamIdleTimeout(t *testing.T) {
 	e.Settled(t, "stream")
 	assert.EqualValues(t, 1, e.Count("stream", metrics.StreamIdleTimeout))
 	assert.EqualValues(t, 1, e.Count("stream", metrics.StreamMidFailure))
-	assert.Zero(t, e.Count("stream", metrics.Failure))
+	assert.EqualValues(t, 1, e.Count("stream", metrics.Failure))
 }
 
 // A real server stream whose first message comes after the first-item limit fails as
@@ -130,7 +131,8 @@ func TestClientStreamsStalledDetectedAtIdleLimit(t *testing.T) {
 }
 
 // A handler that stalls after its first message ends at the idle limit on the server:
-// its context ends, the client gets an error, and the key records IDLE_TIMEOUT and
+// its context ends, the client gets DeadlineExceeded naming the limit (never Unknown with
+// the command's text), and the key records a FAILURE marked IDLE_TIMEOUT and
 // MID_STREAM_FAILURE.
 func TestServerStreamIdleTimeout(t *testing.T) {
 	e := cmdtest.New(t)
@@ -142,9 +144,36 @@ func TestServerStreamIdleTimeout(t *testing.T) {
 	_, err = stream.Recv()
 	require.NoError(t, err)
 	err = recvWhileAdvancing(t, e, stream)
-	require.Error(t, err)
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
+	assert.Equal(t, command.ErrStreamIdleTimeout.Error(), status.Convert(err).Message())
 	e.Settled(t, "handler")
 	assert.EqualValues(t, 1, e.Count("handler", metrics.StreamIdleTimeout))
 	assert.EqualValues(t, 1, e.Count("handler", metrics.StreamMidFailure))
-	assert.Zero(t, e.Count("handler", metrics.Failure))
+	assert.EqualValues(t, 1, e.Count("handler", metrics.Failure))
+}
+
+// A stream that sends 3 messages and then fails with Unavailable reaches the client with
+// the handler's status, and counts on both sides as a FAILURE marked MID_STREAM_FAILURE,
+// never a SUCCESS.
+func TestBrokenStreamIsAFailureOnBothSides(t *testing.T) {
+	e := cmdtest.New(t)
+	svc := newService()
+	svc.status.Store(int32(codes.Unavailable))
+	c, srv := &Client{Setter: e.Setter("client")}, &Server{Setter: e.Setter("handler")}
+	client := start(t, svc, []grpc.ServerOption{grpc.StreamInterceptor(srv.Stream)}, grpc.WithStreamInterceptor(c.Stream))
+	stream, err := client.StreamingOutputCall(context.Background(), paced(0, 0, 0))
+	require.NoError(t, err)
+	for range 3 {
+		_, err = stream.Recv()
+		require.NoError(t, err)
+	}
+	_, err = stream.Recv()
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.Equal(t, "service says Unavailable", status.Convert(err).Message())
+	for _, key := range []string{"client", "handler"} {
+		e.Settled(t, key)
+		assert.EqualValues(t, 1, e.Count(key, metrics.Failure), key)
+		assert.EqualValues(t, 1, e.Count(key, metrics.StreamMidFailure), key)
+		assert.Zero(t, e.Count(key, metrics.Success), key)
+	}
 }
