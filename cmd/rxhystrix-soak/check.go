@@ -98,8 +98,8 @@ func (s *soak) coverage(total [metrics.NumEventTypes]int64) error {
 		switch e {
 		case metrics.FallbackDisabled, metrics.CommandMaxActive:
 			continue // fallbacks are never disabled; a maximum, not an event
-		case metrics.Retry, metrics.Hedge, metrics.BudgetExhausted, metrics.RateLimited, metrics.FaultInjected:
-			continue // no soak key retries, hedges, limits its rate or injects faults yet (the stages' own tests count them)
+		case metrics.Retry, metrics.Hedge, metrics.BudgetExhausted, metrics.RateLimited, metrics.FaultInjected, metrics.Throttled:
+			continue // no soak key retries, hedges, limits its rate, injects faults or throttles yet (the stages' own tests count them)
 		case metrics.StreamEstablishTimeout, metrics.StreamIdleTimeout, metrics.StreamResumed:
 			continue // the load sets no stream limits and no resume (command's stream tests cover them)
 		}
