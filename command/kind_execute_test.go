@@ -115,7 +115,10 @@ func TestKindExecuteReusesOnlyWhatNothingElseReaches(t *testing.T) {
 			"execution.isolation.thread.timeoutInMilliseconds", "100"}, context.Background(),
 			func(ctx context.Context) (string, error) {
 				done := ctx.Done()
-				e.clk.Advance(time.Second) // the caller gets the fallback while the worker holds the attempt
+				// the caller gets the fallback while the worker holds the attempt; to the
+				// timeout exactly: the caller goes on as the timer fires, and a longer Advance
+				// would still be moving the clock past the next executions' deadlines
+				e.clk.Advance(100 * time.Millisecond)
 				<-done
 				return "", ctx.Err()
 			}, "fb", false},
