@@ -70,7 +70,7 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 		"keys": "Users · pool Users", "hosts": "2 hosts, 20.4/s each", "state": "Open on 1 of 2",
 		"rate": "40.8", "errorPct": "20.0", "since": "",
 		"success": "290", "shortCircuited": "10", "badRequest": "3", "timeout": "44", "rejected": "5", "failure": "56",
-		"limited": "0", "injected": "0", "retry": "19", "budgetExhausted": "2", "hedge": "3",
+		"limited": "0", "injected": "0", "retry": "19", "budgetExhausted": "2", "hedge": "3", "throttled": "0",
 		"items": "", "establishTimeout": "", "midStream": "", "resumed": "", // not a stream key: not written
 		"p50": "15", "p90": "30", "p99": "60", "p995": "75", "mean": "18",
 	}, getUser.Fields)
