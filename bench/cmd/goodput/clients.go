@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/failsafe-go/failsafe-go/adaptivelimiter"
 
+	"github.com/rxhystrix/rxhystrix/bench/internal/loopback"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
 )
@@ -33,24 +33,6 @@ type client interface {
 
 // timeout bounds every call (the command timeout, the client's context).
 const timeout = time.Second
-
-// get calls url and reports whether it answered 200 within ctx.
-func get(ctx context.Context, hc *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d", resp.StatusCode)
-	}
-	return nil
-}
 
 // rxClient is rxhystrix: a command per call, on its own runtime, under ADAPTIVE or
 // SEMAPHORE isolation. The breaker is disabled unless props set circuitBreaker.enabled:
@@ -80,7 +62,7 @@ func newRx(hc *http.Client, url string, props config.Overrides) *rxClient {
 
 func (c *rxClient) call(ctx context.Context) outcome {
 	_, err := command.New(c.s, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, get(ctx, c.hc, c.url)
+		return struct{}{}, loopback.Get(ctx, c.hc, c.url)
 	}).Execute(ctx)
 	switch {
 	case err == nil:
@@ -121,7 +103,7 @@ func (c *failsafeClient) call(ctx context.Context) outcome {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := get(ctx, c.hc, c.url); err != nil {
+	if err := loopback.Get(ctx, c.hc, c.url); err != nil {
 		p.Drop()
 		return failed
 	}

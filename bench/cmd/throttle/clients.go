@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/zeromicro/go-zero/core/breaker"
 
+	"github.com/rxhystrix/rxhystrix/bench/internal/loopback"
 	"github.com/rxhystrix/rxhystrix/command"
 )
 
@@ -22,24 +22,6 @@ type client interface {
 
 // clientNames are the clients, in the order of the tables.
 var clientNames = []string{"throttle", "throttle+breaker", "throttle+breaker75", "hystrix-breaker", "go-zero"}
-
-// get calls url and returns an error unless it answered 200.
-func get(ctx context.Context, hc *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d", resp.StatusCode)
-	}
-	return nil
-}
 
 func newClient(name string, hc *http.Client, url string, window time.Duration) (client, error) {
 	props := map[string]string{"execution.isolation.strategy": "SEMAPHORE",
@@ -78,7 +60,7 @@ type rxhystrix struct {
 }
 
 func (c rxhystrix) call(ctx context.Context) bool {
-	_, err := c.k.Execute(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, get(ctx, c.hc, c.url) })
+	_, err := c.k.Execute(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, loopback.Get(ctx, c.hc, c.url) })
 	return errors.Is(err, command.ErrThrottled) || errors.Is(err, command.ErrShortCircuited)
 }
 
@@ -93,7 +75,7 @@ type goZero struct {
 }
 
 func (c goZero) call(ctx context.Context) bool {
-	err := c.b.DoCtx(ctx, func() error { return get(ctx, c.hc, c.url) })
+	err := c.b.DoCtx(ctx, func() error { return loopback.Get(ctx, c.hc, c.url) })
 	return errors.Is(err, breaker.ErrServiceUnavailable)
 }
 
