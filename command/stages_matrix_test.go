@@ -185,13 +185,14 @@ func testMatrixCase(t *testing.T, d matrixDoor, iso, brk string, st matrixStage,
 		return sum
 	}
 	// A hedge's loser may count itself after its permits came back (one that was
-	// abandoned before it took any): up to 8 reads, each a second later on the clock and
-	// 50 ms later in real time, all within the health counts' 10 s window.
-	for range 8 {
+	// abandoned before it took any): up to 8 reads, each a second later on the clock (all
+	// within the health counts' 10 s window) and, in real time, twice as long after the last
+	// as the one before (50 ms to 6.4 s: 12.75 s in all, for a loaded machine).
+	for i := range 8 {
 		if counts = e.counts("M", counted...); outcomes() == 1+n(metrics.Retry)+n(metrics.Hedge) {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond << i)
 	}
 	for i, v := range got {
 		if n(metrics.Success) > 0 {

@@ -109,7 +109,7 @@ func TestTransportStagesMatrix(t *testing.T) {
 						e.Settled(t, "M")
 						var got int64
 						var retries, hedges int64
-						for range 8 { // a hedge's loser counts itself on its own goroutine
+						for i := range 8 { // a hedge's loser counts itself on its own goroutine: 50 ms to 6.4 s apart
 							got, retries, hedges = 0, e.Count("M", metrics.Retry), e.Count("M", metrics.Hedge)
 							for _, ev := range outcomes {
 								got += e.Count("M", ev)
@@ -117,7 +117,7 @@ func TestTransportStagesMatrix(t *testing.T) {
 							if got == 1+retries+hedges {
 								break
 							}
-							time.Sleep(50 * time.Millisecond)
+							time.Sleep(50 * time.Millisecond << i)
 						}
 						assert.Equal(t, 1+retries+hedges, got, "one outcome per attempt")
 						require.Eventually(t, func() bool {
