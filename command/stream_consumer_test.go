@@ -138,9 +138,11 @@ func TestToObservableHoldsTheSourceAtTheBound(t *testing.T) {
 	defer cancel()
 	ch := st.ToObservable().Observe(rxgo.WithContext(ctx))
 	<-ch // taken: 1
-	time.Sleep(50 * time.Millisecond)
 	// sent counts an item once the channel took it: the items in flight are those sent and
-	// not taken, the one the stream holds for the subscriber among them
+	// not taken, the one the stream holds for the subscriber among them. The source fills
+	// up to the bound however slow the machine, then stays there.
+	require.Eventually(t, func() bool { return sent.Load() >= 1+bound }, 10*time.Second, time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
 	assert.Equal(t, int64(1+bound), sent.Load(), "items sent")
 	cancel()
 	for range ch {
