@@ -169,8 +169,10 @@ func (h hedge) run(x *execution, a *attempt, next next) verdict {
 }
 
 // run runs the rest of the chain for t's attempt on its own goroutine and delivers the
-// verdict, or counts it if the stage gave the attempt up meanwhile. A run that calls
-// runtime.Goexit delivers the verdict aborted on the way down.
+// verdict, or counts it if the stage gave the attempt up meanwhile. An attempt given up
+// before its goroutine began (launched as the winner answered) takes no permit and never
+// calls run: it counts itself CANCELLED. A run that calls runtime.Goexit delivers the
+// verdict aborted on the way down.
 func (t *hedged) run(x *execution, next next, done chan<- *hedged, b budget.Budget) {
 	v := verdict{kind: aborted}
 	defer func() {
@@ -181,6 +183,10 @@ func (t *hedged) run(x *execution, next next, done chan<- *hedged, b budget.Budg
 		}
 		t.retire(x, b)
 	}()
+	if t.state.Load() == hedgeAbandoned { // the race was decided before this goroutine began:
+		t.a.start, v = x.now(), verdict{kind: cancelled} // no permit taken, run never called
+		return
+	}
 	v = next.run(x, t.a)
 }
 
