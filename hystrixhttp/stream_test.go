@@ -327,6 +327,9 @@ func TestStreamTransportEarlyCloseLeavesNoGoroutine(t *testing.T) {
 		require.True(t, s.Scan())
 		require.NoError(t, resp.Body.Close())
 	}
+	// The permit is given back before the outcome is counted: wait for the last count.
+	assert.Eventually(t, func() bool { return e.Count("S", metrics.Success) == 20 },
+		5*time.Second, time.Millisecond)
 	assert.Equal(t, map[string]int64{"SUCCESS": 20}, keyEvents(t, e, "S"))
 	base.CloseIdleConnections()
 	srv.Close()
