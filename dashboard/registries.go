@@ -234,6 +234,7 @@ func commandPropertyValues(p *config.CommandProperties) CommandPropertyValues {
 		MetricsRollingStatisticalWindowInMilliseconds:    config.RollingStatsWindow.In(p).Get().Milliseconds(),
 		RequestCacheEnabled:                              config.RequestCacheEnabled.In(p).Get(),
 		RequestLogEnabled:                                config.RequestLogEnabled.In(p).Get(),
+		StreamCutsCountForHealth:                         config.StreamCutsCountForHealth.In(p).Get(),
 	}
 	if o := config.ThreadPoolKeyOverride.In(p).Get(); o != "" {
 		v.ExecutionIsolationThreadPoolKeyOverride = &o

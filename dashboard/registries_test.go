@@ -67,7 +67,7 @@ func publishTraffic(t *testing.T, tr *traffic) {
 	cp, err := store.Command("GetUser", config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "250"})
 	require.NoError(t, err)
 	_, err = store.Command("ListUsers", config.Overrides{"execution.isolation.strategy": "SEMAPHORE",
-		"threadPoolKeyOverride": "Special"})
+		"threadPoolKeyOverride": "Special", "stream.cutsCountForHealth": "false"})
 	require.NoError(t, err)
 	poolOverrides := config.ThreadPoolOverrides{"coreSize": "4", "maxQueueSize": "10", "queueSizeRejectionThreshold": "8"}
 	tp, err := store.ThreadPool("Users", poolOverrides)
@@ -367,6 +367,7 @@ func TestRegistriesOverHTTP(t *testing.T) {
 		"propertyValue_metricsRollingStatisticalWindowInMilliseconds":    10000.0,
 		"propertyValue_requestCacheEnabled":                              true,
 		"propertyValue_requestLogEnabled":                                true,
+		"propertyValue_streamCutsCountForHealth":                         true,
 		"reportingHosts":                                                 1.0,
 	}, get)
 
@@ -374,6 +375,7 @@ func TestRegistriesOverHTTP(t *testing.T) {
 	assert.Equal(t, "ListUsers", list["name"])
 	assert.Equal(t, "Special", list["threadPool"])
 	assert.Equal(t, "Special", list["propertyValue_executionIsolationThreadPoolKeyOverride"])
+	assert.Equal(t, false, list["propertyValue_streamCutsCountForHealth"])
 	assert.Equal(t, 0.0, list["requestCount"])
 
 	assert.Equal(t, map[string]any{

@@ -26,6 +26,7 @@ func sampleSnapshot() Snapshot {
 				FallbackIsolationSemaphoreMaxConcurrentRequests:  11,
 				MetricsRollingStatisticalWindowInMilliseconds:    10000,
 				RequestCacheEnabled:                              true, RequestLogEnabled: true,
+				StreamCutsCountForHealth: true,
 			},
 		}, {
 			Name: "ListUsers", Group: "Users", ThreadPool: "UsersOverride", ReportingHosts: 3,

@@ -72,6 +72,7 @@ var commandShape = object{
 	"propertyValue_metricsRollingStatisticalWindowInMilliseconds":    kInt,
 	"propertyValue_requestCacheEnabled":                              kBool,
 	"propertyValue_requestLogEnabled":                                kBool,
+	"propertyValue_streamCutsCountForHealth":                         kBool, // ours
 	"reportingHosts":                                                 kInt,
 }
 

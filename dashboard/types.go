@@ -114,6 +114,9 @@ type CommandPropertyValues struct {
 	MetricsRollingStatisticalWindowInMilliseconds    int64   `json:"propertyValue_metricsRollingStatisticalWindowInMilliseconds"`
 	RequestCacheEnabled                              bool    `json:"propertyValue_requestCacheEnabled"`
 	RequestLogEnabled                                bool    `json:"propertyValue_requestLogEnabled"`
+	// StreamCutsCountForHealth is beyond Hystrix: stream.cutsCountForHealth, whether a
+	// stream cut after its first item counts toward the breaker.
+	StreamCutsCountForHealth bool `json:"propertyValue_streamCutsCountForHealth"`
 }
 
 // ThreadPool is the HystrixThreadPool object of the dashboard stream. Type and

@@ -71,7 +71,7 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 		"rate": "40.8", "errorPct": "20.0", "since": "",
 		"success": "290", "shortCircuited": "10", "badRequest": "3", "timeout": "44", "rejected": "5", "failure": "56",
 		"limited": "0", "injected": "0", "retry": "19", "budgetExhausted": "2", "hedge": "3", "throttled": "0",
-		"items": "", "establishTimeout": "", "midStream": "", "resumed": "", // not a stream key: not written
+		"items": "", "establishTimeout": "", "midStream": "", "resumed": "", "cutsCount": "", // not a stream key: not written
 		"p50": "15", "p90": "30", "p99": "60", "p995": "75", "mean": "18",
 	}, getUser.Fields)
 	assert.Contains(t, getUser.Classes, "partial")
@@ -110,6 +110,53 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 		turbine(`{'true': 1, 'false': 2}`))
 	assert.Equal(t, "Open", turbine("3").State)
 	assert.Equal(t, "Closed", turbine("false").State)
+	assert.Empty(t, tb.b.Problems())
+}
+
+// TestStreamKeyRow shows a stream key's events beyond Hystrix and whether its cuts count
+// toward the breaker (stream.cutsCountForHealth), summed over two hosts; a key without
+// stream events has no stream row.
+func TestStreamKeyRow(t *testing.T) {
+	snap := func(cutsCount bool, emit, estab, mid, resumed int64) dashboard.Snapshot {
+		watch := dashboard.Command{Name: "Watch", Group: "Feeds", ThreadPool: "Feeds",
+			CommandCounts: dashboard.CommandCounts{Emit: emit, EstablishTimeout: estab, MidStreamFailure: mid,
+				StreamResumed: resumed, Failure: mid}}
+		watch.MetricsRollingStatisticalWindowInMilliseconds = 10000
+		watch.StreamCutsCountForHealth = cutsCount
+		plain := dashboard.Command{Name: "Plain", Group: "Feeds", ThreadPool: "Feeds",
+			CommandCounts: dashboard.CommandCounts{Success: 3}}
+		plain.StreamCutsCountForHealth = true
+		return dashboard.Snapshot{Commands: []dashboard.Command{watch, plain}}
+	}
+	a, b := snap(false, 40, 1, 2, 3), snap(false, 60, 0, 5, 1)
+	mux := http.NewServeMux()
+	mux.Handle("/hystrix/", dashboard.NewPageHandler())
+	mux.Handle("/a.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return a })))
+	mux.Handle("/b.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return b })))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	tb := newTab(t, 1366, 900)
+	tb.do(chromedp.Navigate(srv.URL + "/hystrix/?" + url.Values{"stream": {"/a.stream", "/b.stream"}}.Encode()))
+	tb.waitFor("both hosts", cardCond("circuits", "Watch", `c.querySelector('[data-field=hosts]').textContent.startsWith('2 hosts')`),
+		10*time.Second)
+	watch := tb.card("circuits", "Watch")
+	assert.Contains(t, watch.Classes, "streams")
+	for k, want := range map[string]string{"items": "100", "establishTimeout": "1", "midStream": "7", "resumed": "4",
+		"failure": "7", "cutsCount": "no"} {
+		assert.Equal(t, want, watch.Fields[k], k)
+	}
+	plain := tb.card("circuits", "Plain")
+	assert.NotContains(t, plain.Classes, "streams")
+	assert.Empty(t, plain.Fields["cutsCount"])
+
+	// A Hystrix stream has no such field: its cuts count, as in Hystrix.
+	cuts := func(frame string) string {
+		return eval[string](tb, `(() => { const d = window.rxhystrixDashboard;
+			return d.circuitView(d.sumFrames([`+frame+`])).cutsCount; })()`)
+	}
+	assert.Equal(t, "yes", cuts(`{type: 'HystrixCommand', name: 'X', rollingCountMidStreamFailure: 1}`))
+	assert.Equal(t, "no", cuts(`{type: 'HystrixCommand', name: 'X', propertyValue_streamCutsCountForHealth: false}`))
 	assert.Empty(t, tb.b.Problems())
 }
 

@@ -151,11 +151,13 @@
       hedges: d.rollingCountHedge !== undefined,
       retry: num(d.rollingCountRetry), budgetExhausted: num(d.rollingCountBudgetExhausted),
       hedge: num(d.rollingCountHedge),
-      // Streams (extra fields, absent for other keys): items, establishment timeouts, cuts, resumes.
+      // Streams (extra fields, absent for other keys): items, establishment timeouts, cuts, resumes,
+      // and whether a cut counts toward the breaker (absent from a Hystrix stream: it does).
       streams: d.rollingCountEstablishTimeout !== undefined || d.rollingCountMidStreamFailure !== undefined ||
         d.rollingCountStreamResumed !== undefined,
       items: num(d.rollingCountEmit), establishTimeout: num(d.rollingCountEstablishTimeout),
       midStream: num(d.rollingCountMidStreamFailure), resumed: num(d.rollingCountStreamResumed),
+      cutsCount: d.propertyValue_streamCutsCountForHealth === false ? 'no' : 'yes',
       p50: perHost(lat['50'], hosts), p90: perHost(lat['90'], hosts), p99: perHost(lat['99'], hosts),
       p995: perHost(lat['99.5'], hosts), mean: perHost(d.latencyExecute_mean, hosts),
     };
@@ -351,7 +353,8 @@
           ['budgetExhausted', 'Budget exh.', 'BUDGET_EXHAUSTED: retries or hedges the budget refused'],
           ['hedge', 'Hedges', 'HEDGE: attempts started while another was running']]);
         card.list('stream', [['items', 'Items'], ['establishTimeout', 'Estab. t/o', 'ESTABLISH_TIMEOUT'],
-          ['midStream', 'Mid-stream', 'MID_STREAM_FAILURE'], ['resumed', 'Resumed', 'STREAM_RESUMED']]);
+          ['midStream', 'Mid-stream', 'MID_STREAM_FAILURE'], ['resumed', 'Resumed', 'STREAM_RESUMED'],
+          ['cutsCount', 'Cuts count', 'stream.cutsCountForHealth: a stream cut after its first item counts toward the breaker']]);
         card.root.append(el('div', 'caption', 'Execution latency, ms'));
         card.list('latency', [['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p995', 'p99.5'], ['mean', 'mean']]);
       },
@@ -386,7 +389,10 @@
         card.flag('retries', v.retries);
         card.flag('hedges', v.hedges);
         card.flag('streams', v.streams);
-        if (v.streams) for (const k of ['items', 'establishTimeout', 'midStream', 'resumed']) card.set(k, int(v[k]));
+        if (v.streams) {
+          for (const k of ['items', 'establishTimeout', 'midStream', 'resumed']) card.set(k, int(v[k]));
+          card.set('cutsCount', v.cutsCount);
+        }
         drawSpark(card.sparkCtx, item.history, now);
       },
     },
