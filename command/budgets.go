@@ -49,21 +49,19 @@ func budgetKeyOf(commandKey string, p *config.CommandProperties) budgetKey {
 
 // budgetOf returns the runtime's budget of k, made on first use.
 func (r *Runtime) budgetOf(k budgetKey) budget.Budget {
-	if b, ok := r.budgets.Load(k); ok {
-		return b.(budget.Budget)
-	}
-	var b budget.Budget = budget.NewRatio(k.percent, k.minPerSecond)
-	if k.maxTokens > 0 {
-		b = budget.NewTokens(k.maxTokens, k.ratio)
-	}
-	got, _ := r.budgets.LoadOrStore(k, b)
-	return got.(budget.Budget)
+	b, _ := sharedOf(r, k, func() (budget.Budget, error) {
+		if k.maxTokens > 0 {
+			return budget.NewTokens(k.maxTokens, k.ratio), nil
+		}
+		return budget.NewRatio(k.percent, k.minPerSecond), nil
+	})
+	return b
 }
 
 // forgetBudget drops the key's own budget when the key is forgotten (evicted for
 // idleness); a group's budget stays, as the group may have other keys.
 func (ks *keyState) forgetBudget() {
 	if kb := ks.budget.Load(); kb != nil && kb.own {
-		ks.rt.budgets.Delete(kb.key)
+		ks.rt.forgetShared(kb.key)
 	}
 }

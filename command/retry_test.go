@@ -480,7 +480,13 @@ func TestRetryBudgetIsForgottenWithItsKey(t *testing.T) {
 		_, _ = New(Setter{Runtime: rt, CommandKey: key, Properties: props}, value("v")).Execute(context.Background())
 	}
 	budgets := func() (n int) {
-		rt.budgets.Range(func(any, any) bool { n++; return true })
+		rt.shared.mu.Lock()
+		defer rt.shared.mu.Unlock()
+		for k := range rt.shared.m {
+			if _, ok := k.(budgetKey); ok {
+				n++
+			}
+		}
 		return n
 	}
 	require.Equal(t, 2, budgets())

@@ -13,7 +13,6 @@ import (
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
-	"github.com/rxhystrix/rxhystrix/ratelimit"
 )
 
 // Runtime bundles what commands share: the clock, the configuration store, the metrics,
@@ -32,18 +31,13 @@ type Runtime struct {
 	mopts    []metrics.Option
 	closers  []func()
 
-	mu      sync.Mutex // serialises resolving and forgetting keys
-	keys    sync.Map   // command key -> *keyState: one lock-free lookup per command
-	chains  sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
-	budgets sync.Map   // budgetKey -> budget.Budget: the budgets of extra attempts (budgetOf)
-	groups  sync.Map   // execution.isolation.adaptive.group -> *adaptive.Limiter (stage_adaptive.go)
+	mu     sync.Mutex // serialises resolving and forgetting keys
+	keys   sync.Map   // command key -> *keyState: one lock-free lookup per command
+	chains sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
+	shared sharedState
 
-	// The rate limiter stage's limiters, one per group and rate (limiter).
-	newLimiter LimiterFactory
-	limitersMu sync.Mutex
-	limiters   map[limiterKey]ratelimit.Limiter
-
-	random func() uint64 // the fault injection stage's picks (draw); nil: math/rand/v2
+	newLimiter LimiterFactory // WithRateLimiters's
+	random     func() uint64  // WithRandom's: the fault injection stage's picks; nil: math/rand/v2
 
 	layout []stage // the stages keys are assembled from (chain.go's layout)
 }
@@ -109,7 +103,7 @@ func NewRuntime(opts ...Option) *Runtime {
 	r.pools = isolation.NewPoolRegistry(r.config, r.clk, isolation.WithLogger(r.logger))
 	forget := r.metrics.OnCommandEvicted(r.forget)
 	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)
-	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close, r.closeLimiters}
+	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close, r.shared.close}
 	if closeConfig != nil {
 		r.closers = append(r.closers, closeConfig)
 	}

@@ -93,6 +93,10 @@ func (adaptiveLimit) exit(x *execution, a *attempt, v verdict) verdict {
 	return v
 }
 
+// adaptiveGroup names the limiter the keys of an execution.isolation.adaptive.group share
+// (the runtime's shared state).
+type adaptiveGroup string
+
 // limiterBinding is the limiter a key uses at one version of its properties.
 type limiterBinding struct {
 	l       *adaptive.Limiter
@@ -121,11 +125,7 @@ func (ks *keyState) bindLimiter(version uint64) *adaptive.Limiter {
 		var l *adaptive.Limiter
 		switch {
 		case group != "":
-			v, loaded := ks.rt.groups.Load(group)
-			if !loaded {
-				v, _ = ks.rt.groups.LoadOrStore(group, adaptive.NewLimiter(s))
-			}
-			l = v.(*adaptive.Limiter)
+			l, _ = sharedOf(ks.rt, adaptiveGroup(group), func() (*adaptive.Limiter, error) { return adaptive.NewLimiter(s), nil })
 		case old != nil && !old.group:
 			l = old.l
 		default:

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"io"
 	"strconv"
 	"time"
 
@@ -147,35 +146,10 @@ type limiterKey struct {
 
 // limiter returns the limiter of group at rate, made on first use.
 func (r *Runtime) limiter(group string, rate ratelimit.Rate) (ratelimit.Limiter, error) {
-	r.limitersMu.Lock()
-	defer r.limitersMu.Unlock()
-	k := limiterKey{group, rate}
-	if l, ok := r.limiters[k]; ok {
-		return l, nil
-	}
-	newLimiter := r.newLimiter
-	if newLimiter == nil {
-		newLimiter = func(_ string, rate ratelimit.Rate) (ratelimit.Limiter, error) { return ratelimit.NewBucket(rate) }
-	}
-	l, err := newLimiter(group, rate)
-	if err != nil {
-		return nil, err
-	}
-	if r.limiters == nil {
-		r.limiters = map[limiterKey]ratelimit.Limiter{}
-	}
-	r.limiters[k] = l
-	return l, nil
-}
-
-// closeLimiters closes the limiters that are io.Closers.
-func (r *Runtime) closeLimiters() {
-	r.limitersMu.Lock()
-	defer r.limitersMu.Unlock()
-	for _, l := range r.limiters {
-		if c, ok := l.(io.Closer); ok {
-			_ = c.Close()
+	return sharedOf(r, limiterKey{group, rate}, func() (ratelimit.Limiter, error) {
+		if r.newLimiter == nil {
+			return ratelimit.NewBucket(rate)
 		}
-	}
-	r.limiters = nil
+		return r.newLimiter(group, rate)
+	})
 }
