@@ -36,29 +36,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.s.ServeH
 // then a ping. The frames carry Hystrix's field names, type, currentTime (the Clock's
 // time of the interval, Unix milliseconds) and reportingHosts 1.
 func NewStreamHandler(src Registries, opts ...Option) *Handler {
-	return newStreamHandler(src.snapshot, opts)
+	return newStreamHandler(src.snapshot, opts...)
 }
 
-func newStreamHandler(snapshot func() wire.Snapshot, opts []Option) *Handler {
+func newStreamHandler(snapshot func() wire.Snapshot, opts ...Option) *Handler {
 	return newHandler(sse.DefaultInterval, sse.Snapshots(snapshot), opts)
 }
 
 // NewUtilizationHandler returns the handler of /hystrix/utilization.stream: one
 // HystrixUtilization frame every interval (default 500 ms), then a ping.
 func NewUtilizationHandler(src Registries, opts ...Option) *Handler {
-	return newUtilizationHandler(src.utilization, opts)
+	return newUtilizationHandler(src.utilization, opts...)
 }
 
-func newUtilizationHandler(utilization func() wire.Utilization, opts []Option) *Handler {
+func newUtilizationHandler(utilization func() wire.Utilization, opts ...Option) *Handler {
 	return newHandler(sse.DefaultUtilizationInterval, sse.Utilizations(utilization), opts)
 }
 
 // NewConfigHandler returns the handler of /hystrix/config.stream: one HystrixConfig
 // frame every interval (default 5000 ms), then a ping.
 func NewConfigHandler(src Registries, opts ...Option) *Handler {
-	return newConfigHandler(src.config, opts)
+	return newConfigHandler(src.config, opts...)
 }
 
-func newConfigHandler(config func() wire.Config, opts []Option) *Handler {
+func newConfigHandler(config func() wire.Config, opts ...Option) *Handler {
 	return newHandler(sse.DefaultConfigInterval, sse.Configs(config), opts)
 }
