@@ -14,7 +14,8 @@
 // metrics, breaker and isolation registries the streams read) and Fleet (a Turbine that
 // sums the streams of many instances). The frames carry Hystrix's JSON objects
 // (HystrixCommand, HystrixThreadPool, HystrixCollapser, HystrixUtilization,
-// HystrixConfig) field for field, under Hystrix's names; testdata/dashboard holds samples.
+// HystrixConfig) field for field, under Hystrix's names (the repository's
+// testdata/dashboard holds samples).
 //
 // How data flows: every connection is served by its own request goroutine with its own
 // timer and reusable buffer; nothing is shared between connections but the registries.
