@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -19,8 +20,8 @@ func TestAdaptiveGaugesInTheCommandFrame(t *testing.T) {
 	})
 	tr.m.Command("Plain")
 	frames := map[string]map[string]any{}
-	for _, c := range tr.reg.Snapshot().Commands {
-		c.Type = TypeCommand
+	for _, c := range tr.reg.snapshot().Commands {
+		c.Type = wire.TypeCommand
 		b, err := json.Marshal(c)
 		require.NoError(t, err)
 		frames[c.Name] = assertShape(t, string(b))

@@ -5,13 +5,16 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 )
 
 // BenchmarkRenderInterval measures one interval of /hystrix.stream for 50 commands, 5
 // thread pools and 5 collapsers: snapshot copy, stamping and JSON encoding.
 func BenchmarkRenderInterval(b *testing.B) {
 	sample := sampleSnapshot()
-	var s Snapshot
+	var s wire.Snapshot
 	for i := range 50 {
 		c := sample.Commands[0]
 		c.Name = fmt.Sprintf("Command%d", i)
@@ -23,13 +26,13 @@ func BenchmarkRenderInterval(b *testing.B) {
 		s.ThreadPools = append(s.ThreadPools, tp)
 		s.Collapsers = append(s.Collapsers, col)
 	}
-	h := NewStreamHandler(ProviderFunc(func() Snapshot { return s }))
-	f := newFrames(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	render := sse.Snapshots(func() wire.Snapshot { return s })
+	f := sse.NewFrames(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	now := epoch
 	b.ReportAllocs()
 	for b.Loop() {
-		f.buf.Reset()
-		h.render(f, now)
+		f.Reset()
+		render(f, now)
 	}
-	b.SetBytes(int64(f.buf.Len()))
+	b.SetBytes(int64(len(f.Bytes())))
 }

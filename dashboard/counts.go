@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -15,7 +16,7 @@ import (
 // off the stream in silence.
 var countFields = func() []countField {
 	byJSON := map[string]int{}
-	t := reflect.TypeFor[CommandCounts]()
+	t := reflect.TypeFor[wire.CommandCounts]()
 	for i := range t.NumField() {
 		byJSON[strings.Split(t.Field(i).Tag.Get("json"), ",")[0]] = i
 	}
@@ -27,7 +28,7 @@ var countFields = func() []countField {
 		}
 		i, ok := byJSON["rollingCount"+name]
 		if !ok {
-			panic(fmt.Sprintf("dashboard: CommandCounts has no field rollingCount%s for %s", name, e))
+			panic(fmt.Sprintf("dashboard: wire.CommandCounts has no field rollingCount%s for %s", name, e))
 		}
 		fs = append(fs, countField{e, i})
 	}
@@ -41,8 +42,8 @@ type countField struct {
 }
 
 // commandCounts reads the rolling count of every event the stream shows.
-func commandCounts(m *metrics.CommandMetrics) CommandCounts {
-	var c CommandCounts
+func commandCounts(m *metrics.CommandMetrics) wire.CommandCounts {
+	var c wire.CommandCounts
 	v := reflect.ValueOf(&c).Elem()
 	for _, f := range countFields {
 		v.Field(f.index).SetInt(m.RollingCount(f.e))

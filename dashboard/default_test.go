@@ -10,6 +10,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -39,9 +40,9 @@ func TestDefaultRegistries(t *testing.T) {
 	m := metrics.Default().Command(key)
 	m.MarkComplete(metrics.ExecutionResult{}.WithEvent(metrics.Failure).WithEvent(metrics.FallbackSuccess))
 
-	var got Command
+	var got wire.Command
 	require.Eventually(t, func() bool {
-		for _, c := range r.Snapshot().Commands {
+		for _, c := range r.snapshot().Commands {
 			if c.Name == key {
 				got = c
 				return c.RequestCount == 1
@@ -51,5 +52,5 @@ func TestDefaultRegistries(t *testing.T) {
 	}, 5*time.Second, 5*time.Millisecond, "the key's health counts, from metrics.Default on the system clock")
 	assert.Equal(t, int64(1), got.ErrorCount)
 	assert.True(t, got.IsCircuitBreakerOpen, "forced open in config.Default, seen through breaker.Default")
-	assert.Equal(t, int64(123), r.Config().Commands[key].Execution.TimeoutInMilliseconds)
+	assert.Equal(t, int64(123), r.config().Commands[key].Execution.TimeoutInMilliseconds)
 }

@@ -10,19 +10,20 @@
 //	/hystrix/                    NewPageHandler         the page (index.html, dashboard.js,
 //	                                                    dashboard.css, embedded)
 //
-// Main types: Handler (the http.Handler of all three streams), Command, ThreadPool and
-// Collapser (the JSON objects of /hystrix.stream with Hystrix's field names), Utilization
-// and Config (the other two streams, in the shape of Hystrix's serializers), Provider /
-// UtilizationProvider / ConfigProvider (where the objects come from) and Registries (the
-// providers over the real config, metrics, breaker and isolation registries).
+// Main types: Handler (the http.Handler of all three streams), Registries (the config,
+// metrics, breaker and isolation registries the streams read) and Fleet (a Turbine that
+// sums the streams of many instances). The frames carry Hystrix's JSON objects
+// (HystrixCommand, HystrixThreadPool, HystrixCollapser, HystrixUtilization,
+// HystrixConfig) field for field, under Hystrix's names (the repository's
+// testdata/dashboard holds samples).
 //
 // How data flows: every connection is served by its own request goroutine with its own
-// timer and reusable buffer; nothing is shared between connections but the provider.
+// timer and reusable buffer; nothing is shared between connections but the registries.
 //
 //	clock tick (Clock; missed ticks skipped, never queued)
 //	    |
 //	    v
-//	Provider.Snapshot()  ---->  Registries: metrics.Registry.Commands(), HealthCounts,
+//	read the objects     ---->  Registries: metrics.Registry.Commands(), HealthCounts,
 //	    |                       rolling counts, latency percentiles, breaker IsOpen,
 //	    |                       isolation Pool.Gauges(), config.Store property values
 //	    v

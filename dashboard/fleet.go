@@ -13,6 +13,9 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 )
 
 // Fleet is a Turbine: it reads the /hystrix.stream of every instance it is given
@@ -24,8 +27,8 @@ import (
 // numbers (percentiles) added, reportingHosts added (a frame without it counts as one
 // host), isCircuitBreakerOpen as {"true": hosts open, "false": hosts closed}, the forced
 // flags true when any instance's is, other values from the first instance in name order.
-// A stream's frames count while its connection lives and for at most FleetStale after
-// they came; a stream that fails is read again every FleetRetry while it is in the set.
+// A stream's frames count while its connection lives and for at most 5 s after they
+// came; a stream that fails is read again every second while it is in the set.
 type Fleet struct {
 	client *http.Client
 	logger *slog.Logger
@@ -35,11 +38,11 @@ type Fleet struct {
 	closed  bool
 }
 
-// FleetStale is how long a frame of an instance counts after it came; FleetRetry the wait
+// fleetStale is how long a frame of an instance counts after it came; fleetRetry the wait
 // before a failed stream is read again.
 const (
-	FleetStale = 5 * time.Second
-	FleetRetry = time.Second
+	fleetStale = 5 * time.Second
+	fleetRetry = time.Second
 )
 
 // NewFleet returns a Fleet with no streams. logger (nil: slog.Default()) gets a line
@@ -108,16 +111,16 @@ func (f *Fleet) Close() {
 // interval (default 500 ms) one summed frame per command, then per thread pool, then
 // per collapser, each in name order, then a ping.
 func (f *Fleet) StreamHandler(opts ...Option) *Handler {
-	return newHandler(DefaultInterval, func(fr *frames, now time.Time) {
-		for _, m := range f.Sum(now) {
-			fr.data(m)
+	return newHandler(sse.DefaultInterval, func(fr *sse.Frames, now time.Time) {
+		for _, m := range f.sum(now) {
+			fr.Data(m)
 		}
 	}, opts)
 }
 
-// Sum returns the summed frames of the fleet at now, commands first, then thread pools,
+// sum returns the summed frames of the fleet at now, commands first, then thread pools,
 // then collapsers, each in name order; currentTime is now.
-func (f *Fleet) Sum(now time.Time) []map[string]any {
+func (f *Fleet) sum(now time.Time) []map[string]any {
 	f.mu.Lock()
 	names := slices.Sorted(maps.Keys(f.streams))
 	streams := make([]*fleetStream, len(names))
@@ -129,7 +132,7 @@ func (f *Fleet) Sum(now time.Time) []map[string]any {
 	for _, s := range streams {
 		s.mu.Lock()
 		for k, fr := range s.frames {
-			if now.Sub(fr.at) <= FleetStale {
+			if now.Sub(fr.at) <= fleetStale {
 				groups[k] = append(groups[k], fr.values)
 			}
 		}
@@ -147,7 +150,7 @@ func (f *Fleet) Sum(now time.Time) []map[string]any {
 }
 
 // typeOrder is the order of the types in a summed interval; other types are not summed.
-var typeOrder = map[string]int{TypeCommand: 0, TypeThreadPool: 1, TypeCollapser: 2}
+var typeOrder = map[string]int{wire.TypeCommand: 0, wire.TypeThreadPool: 1, wire.TypeCollapser: 2}
 
 type frameKey struct{ typ, name string }
 
@@ -182,7 +185,7 @@ func (f *Fleet) start(name, url string) *fleetStream {
 			if failures == 0 {
 				f.logger.Warn("dashboard: fleet stream lost, reading it again", "instance", name, "url", url, "error", err)
 			}
-			t := time.NewTimer(FleetRetry)
+			t := time.NewTimer(fleetRetry)
 			select {
 			case <-ctx.Done():
 				t.Stop()

@@ -7,17 +7,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 )
 
 // instanceStream serves a /hystrix.stream of one command every 20 ms.
 func instanceStream(t *testing.T, success int64, open bool) *httptest.Server {
 	t.Helper()
-	h := NewStreamHandler(ProviderFunc(func() Snapshot {
-		return Snapshot{Commands: []Command{{Name: "GetUser", Group: "Users", IsCircuitBreakerOpen: open,
-			RequestCount: success, CommandCounts: CommandCounts{Success: success},
-			LatencyExecute: Percentiles{2: 2}}},
-			ThreadPools: []ThreadPool{{Name: "Users", CurrentPoolSize: 4}}}
-	}), WithInterval(20*time.Millisecond))
+	h := newStreamHandler(func() wire.Snapshot {
+		return wire.Snapshot{Commands: []wire.Command{{Name: "GetUser", Group: "Users", IsCircuitBreakerOpen: open,
+			RequestCount: success, CommandCounts: wire.CommandCounts{Success: success},
+			LatencyExecute: wire.Percentiles{2: 2}}},
+			ThreadPools: []wire.ThreadPool{{Name: "Users", CurrentPoolSize: 4}}}
+	}, WithInterval(20*time.Millisecond))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
@@ -32,8 +34,8 @@ func TestFleetSumsItsStreamsAndFollowsTheSet(t *testing.T) {
 	sum := func(want int64) map[string]any {
 		var cmd map[string]any
 		require.Eventually(t, func() bool {
-			frames := f.Sum(time.Now())
-			if len(frames) != 2 || frames[0]["type"] != TypeCommand {
+			frames := f.sum(time.Now())
+			if len(frames) != 2 || frames[0]["type"] != wire.TypeCommand {
 				return false
 			}
 			cmd = frames[0]
@@ -61,13 +63,13 @@ func TestFleetLostStreamLeavesTheSums(t *testing.T) {
 	t.Cleanup(f.Close)
 	f.SetStreams(map[string]string{"a": a.URL, "b": b.URL})
 	require.Eventually(t, func() bool {
-		fr := f.Sum(time.Now())
+		fr := f.sum(time.Now())
 		return len(fr) == 2 && fr[0]["rollingCountSuccess"] == int64(15)
 	}, patience, 5*time.Millisecond)
 	b.CloseClientConnections()
 	b.Close()
 	require.Eventually(t, func() bool {
-		fr := f.Sum(time.Now())
+		fr := f.sum(time.Now())
 		return len(fr) == 2 && fr[0]["rollingCountSuccess"] == int64(10)
 	}, patience, 5*time.Millisecond, "a killed instance's frames go with its connection")
 }

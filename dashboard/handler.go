@@ -1,143 +1,64 @@
 package dashboard
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"strconv"
-	"sync/atomic"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 )
 
-// Handler is an http.Handler that streams Server-Sent Events: every interval it asks its
-// provider for the current objects and writes one `data: {json}` frame per object and a
-// `ping: ` keep-alive, until the client goes away. Create it with NewStreamHandler,
-// NewUtilizationHandler or NewConfigHandler; mount it on any mux.
+// Handler is an http.Handler that streams Server-Sent Events: every interval it reads
+// the current objects and writes one `data: {json}` frame per object and a `ping: `
+// keep-alive, until the client goes away. Create it with NewStreamHandler,
+// NewUtilizationHandler, NewConfigHandler or Fleet.StreamHandler; mount it on any mux.
 //
 // Each connection runs in its own request goroutine with its own buffer and timer, so a
 // slow client delays only itself: while its write blocks no intervals queue up (missed
 // ticks are skipped), and a write blocked longer than the write timeout drops it. Beyond
 // the connection limit a request gets 503 "MaxConcurrentConnections reached: N".
 type Handler struct {
-	opts   options
-	render func(f *frames, now time.Time)
-	conns  atomic.Int64
+	s *sse.Handler
 }
 
-func newHandler(interval time.Duration, render func(*frames, time.Time), opts []Option) *Handler {
-	return &Handler{opts: newOptions(interval, opts), render: render}
+func newHandler(interval time.Duration, render sse.Render, opts []Option) *Handler {
+	return &Handler{s: sse.New(render, newOptions(interval, opts))}
 }
-
-// Connections returns the number of clients streaming now.
-func (h *Handler) Connections() int { return int(h.conns.Load()) }
 
 // ServeHTTP streams until the request context ends or a write fails. Only GET is
 // streamed: any other method, HEAD included, gets 405 and takes no slot (a HEAD response
 // ends with its headers, so its client would never end the request).
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", http.MethodGet)
-		http.Error(w, "method not allowed: "+r.Method, http.StatusMethodNotAllowed)
-		return
-	}
-	if h.conns.Add(1) > int64(h.opts.maxConns) {
-		h.conns.Add(-1)
-		h.reject(w)
-		return
-	}
-	defer h.conns.Add(-1)
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.s.ServeHTTP(w, r) }
 
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/event-stream;charset=UTF-8")
-	hdr.Set("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate")
-	hdr.Set("Pragma", "no-cache")
-	if h.opts.allowOrigin != "" {
-		hdr.Set("Access-Control-Allow-Origin", h.opts.allowOrigin)
-	}
-	w.WriteHeader(http.StatusOK)
-
-	rc := http.NewResponseController(w)
-	if h.opts.writeTimeout > 0 {
-		defer rc.SetWriteDeadline(time.Time{}) // clear it for a reused connection
-	}
-	f := newFrames(h.opts.log)
-	f.ping() // tells the client the stream is open before the first interval
-	if !h.send(w, rc, f, r) {
-		return
-	}
-	clk, every := h.opts.clk, h.opts.interval
-	next := clk.Now().Add(every)
-	for h.wait(r.Context(), next) {
-		now := clk.Now()
-		f.buf.Reset()
-		h.render(f, now)
-		f.ping()
-		if !h.send(w, rc, f, r) {
-			return
-		}
-		next = nextTick(next, clk.Now(), every)
-	}
+// NewStreamHandler returns the handler of /hystrix.stream: every interval (default
+// 500 ms) one HystrixCommand frame per command, one HystrixThreadPool frame per thread
+// pool and one HystrixCollapser frame per collapser of src's Metrics, each in key order,
+// then a ping. The frames carry Hystrix's field names, type, currentTime (the Clock's
+// time of the interval, Unix milliseconds) and reportingHosts 1.
+func NewStreamHandler(src Registries, opts ...Option) *Handler {
+	return newStreamHandler(src.snapshot, opts...)
 }
 
-func (h *Handler) reject(w http.ResponseWriter) {
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/plain; charset=utf-8")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	io.WriteString(w, "MaxConcurrentConnections reached: "+strconv.Itoa(h.opts.maxConns))
+func newStreamHandler(snapshot func() wire.Snapshot, opts ...Option) *Handler {
+	return newHandler(sse.DefaultInterval, sse.Snapshots(snapshot), opts)
 }
 
-// send writes the buffered frames and flushes them; false means the client is gone.
-func (h *Handler) send(w http.ResponseWriter, rc *http.ResponseController, f *frames, r *http.Request) bool {
-	if h.opts.writeTimeout > 0 {
-		// A socket deadline: wall-clock time by nature. Not every writer supports it.
-		if err := rc.SetWriteDeadline(time.Now().Add(h.opts.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			h.drop(r, err)
-			return false
-		}
-	}
-	if _, err := w.Write(f.buf.Bytes()); err != nil {
-		h.drop(r, err)
-		return false
-	}
-	if err := rc.Flush(); err != nil {
-		h.drop(r, fmt.Errorf("flush: %w", err))
-		return false
-	}
-	return true
+// NewUtilizationHandler returns the handler of /hystrix/utilization.stream: one
+// HystrixUtilization frame every interval (default 500 ms), then a ping.
+func NewUtilizationHandler(src Registries, opts ...Option) *Handler {
+	return newUtilizationHandler(src.utilization, opts...)
 }
 
-// drop logs why a client is dropped, unless it left by itself. A write that passed its
-// deadline is always logged: net/http cancels the request context when a write fails,
-// so the context alone cannot tell a client that stopped reading from one that left.
-func (h *Handler) drop(r *http.Request, err error) {
-	if r.Context().Err() != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-		return // the client left; nothing worth logging
-	}
-	h.opts.log.Warn("dashboard: dropping stream client", "remote", r.RemoteAddr, "path", r.URL.Path, "err", err)
+func newUtilizationHandler(utilization func() wire.Utilization, opts ...Option) *Handler {
+	return newHandler(sse.DefaultUtilizationInterval, sse.Utilizations(utilization), opts)
 }
 
-// wait blocks until the clock reaches until (true) or ctx ends (false).
-func (h *Handler) wait(ctx context.Context, until time.Time) bool {
-	t := h.opts.clk.NewTimer(until.Sub(h.opts.clk.Now()))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C():
-		return true
-	}
+// NewConfigHandler returns the handler of /hystrix/config.stream: one HystrixConfig
+// frame every interval (default 5000 ms), then a ping.
+func NewConfigHandler(src Registries, opts ...Option) *Handler {
+	return newConfigHandler(src.config, opts...)
 }
 
-// nextTick returns the first tick of the grid prev + k*every that lies after now, so
-// ticks missed while a write blocked are skipped rather than queued.
-func nextTick(prev, now time.Time, every time.Duration) time.Time {
-	next := prev.Add(every)
-	if next.After(now) {
-		return next
-	}
-	return prev.Add((now.Sub(prev)/every + 1) * every)
+func newConfigHandler(config func() wire.Config, opts ...Option) *Handler {
+	return newHandler(sse.DefaultConfigInterval, sse.Configs(config), opts)
 }

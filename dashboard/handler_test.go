@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
 )
 
 func TestStreamHeaders(t *testing.T) {
@@ -37,7 +38,7 @@ func TestConnectionLimit(t *testing.T) {
 		opts []Option
 		max  int
 	}{
-		{"default", nil, DefaultMaxConnections},
+		{"default", nil, sse.DefaultMaxConnections},
 		{"configured", []Option{WithMaxConnections(2)}, 2},
 	}
 	for _, tt := range tests {
@@ -47,7 +48,7 @@ func TestConnectionLimit(t *testing.T) {
 			for i := range clients {
 				clients[i] = s.connect()
 			}
-			assert.Equal(t, tt.max, s.h.Connections())
+			assert.Equal(t, tt.max, s.h.s.Connections())
 
 			resp := s.get(context.Background())
 			body, err := io.ReadAll(resp.Body)
@@ -56,7 +57,7 @@ func TestConnectionLimit(t *testing.T) {
 			assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 			assert.Equal(t, "MaxConcurrentConnections reached: "+strconv.Itoa(tt.max), string(body))
 			s.waitReturn()
-			assert.Equal(t, tt.max, s.h.Connections(), "a refused request takes no slot")
+			assert.Equal(t, tt.max, s.h.s.Connections(), "a refused request takes no slot")
 
 			clients[0].cancel()
 			s.waitReturn()
@@ -68,13 +69,13 @@ func TestConnectionLimit(t *testing.T) {
 func TestDisconnectEndsHandler(t *testing.T) {
 	s, clk := newSampleStream(t)
 	c := s.connect()
-	advance(clk, 1, DefaultInterval)
+	advance(clk, 1, sse.DefaultInterval)
 	require.Len(t, c.tick(t), 4)
 	clk.BlockUntil(1) // waiting for the next interval
 
 	c.cancel()
 	s.waitReturn()
-	assert.Zero(t, s.h.Connections(), "the slot is freed")
+	assert.Zero(t, s.h.s.Connections(), "the slot is freed")
 	assert.Zero(t, clk.Pending(), "the interval timer is stopped")
 }
 
@@ -155,28 +156,28 @@ func TestSlowClientNeitherBlocksOthersNorQueues(t *testing.T) {
 	slowDone := serve(ctx, s.h, slow)
 	fast := s.connect()
 
-	advance(clk, 2, DefaultInterval)
+	advance(clk, 2, sse.DefaultInterval)
 	<-slow.stalled
 	require.Len(t, fast.tick(t), 4)
 	for range 3 { // the fast client keeps streaming while the slow one is stuck
-		advance(clk, 1, DefaultInterval)
+		advance(clk, 1, sse.DefaultInterval)
 		require.Len(t, fast.tick(t), 4)
 	}
 	assert.Len(t, slow.written(), 1, "only the opening ping got through")
 
 	close(slow.release)
-	advance(clk, 2, DefaultInterval) // both armed: the slow one skipped the missed intervals
+	advance(clk, 2, sse.DefaultInterval) // both armed: the slow one skipped the missed intervals
 	require.Len(t, fast.tick(t), 4)
 	require.Eventually(t, func() bool { return len(slow.written()) == 3 }, patience, time.Millisecond)
 	w := slow.written()
-	assert.Equal(t, epoch.Add(DefaultInterval).UnixMilli(), currentTime(t, w[1]), "the stalled write completes as it was")
+	assert.Equal(t, epoch.Add(sse.DefaultInterval).UnixMilli(), currentTime(t, w[1]), "the stalled write completes as it was")
 	assert.Equal(t, clk.Now().UnixMilli(), currentTime(t, w[2]), "then the current interval, no backlog")
 
 	cancel()
 	<-slowDone
 	fast.cancel()
 	s.waitReturn()
-	assert.Zero(t, s.h.Connections())
+	assert.Zero(t, s.h.s.Connections())
 }
 
 // currentTime returns the currentTime of the first frame of one interval's write.
@@ -191,7 +192,7 @@ func currentTime(t *testing.T, write string) int64 {
 func TestWriteTimeoutDropsStalledClient(t *testing.T) {
 	var logs bytes.Buffer
 	clk := clock.NewFake(epoch)
-	h := NewStreamHandler(ProviderFunc(sampleSnapshot), WithClock(clk), WithWriteTimeout(3*time.Second),
+	h := newStreamHandler(sampleSnapshot, WithClock(clk), WithWriteTimeout(3*time.Second),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	w := newStallWriter(context.Background(), 2)
 	w.err = os.ErrDeadlineExceeded
@@ -199,7 +200,7 @@ func TestWriteTimeoutDropsStalledClient(t *testing.T) {
 
 	clk.BlockUntil(1)
 	before := time.Now()
-	clk.Advance(DefaultInterval)
+	clk.Advance(sse.DefaultInterval)
 	<-w.stalled
 	after := time.Now()
 	w.mu.Lock()
@@ -211,7 +212,7 @@ func TestWriteTimeoutDropsStalledClient(t *testing.T) {
 
 	close(w.release) // the socket deadline passes
 	<-done
-	assert.Zero(t, h.Connections())
+	assert.Zero(t, h.s.Connections())
 	assert.True(t, w.deadlines[len(w.deadlines)-1].IsZero(), "the deadline is cleared on the way out")
 	assert.Contains(t, logs.String(), "dropping stream client")
 	assert.Contains(t, logs.String(), os.ErrDeadlineExceeded.Error())
@@ -219,7 +220,7 @@ func TestWriteTimeoutDropsStalledClient(t *testing.T) {
 
 func TestNoWriteTimeout(t *testing.T) {
 	clk := clock.NewFake(epoch)
-	h := NewStreamHandler(ProviderFunc(sampleSnapshot), WithClock(clk), WithWriteTimeout(0))
+	h := newStreamHandler(sampleSnapshot, WithClock(clk), WithWriteTimeout(0))
 	ctx, cancel := context.WithCancel(context.Background())
 	w := newStallWriter(ctx, 0)
 	done := serve(ctx, h, w)
@@ -239,71 +240,43 @@ func (w *plainWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 func TestWriterWithoutFlushIsDropped(t *testing.T) {
 	var logs bytes.Buffer
-	h := NewStreamHandler(ProviderFunc(sampleSnapshot), WithClock(clock.NewFake(epoch)),
+	h := newStreamHandler(sampleSnapshot, WithClock(clock.NewFake(epoch)),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	h.ServeHTTP(&plainWriter{hdr: http.Header{}}, httptest.NewRequest(http.MethodGet, "/hystrix.stream", nil))
-	assert.Zero(t, h.Connections())
+	assert.Zero(t, h.s.Connections())
 	assert.Contains(t, logs.String(), "flush")
 }
 
-func TestNextTick(t *testing.T) {
-	const every = 500 * time.Millisecond
-	tests := []struct {
-		name      string
-		now, want time.Duration // after prev
-	}{
-		{"on time", 0, every},
-		{"late within the interval", every - 1, every},
-		{"exactly one interval late", every, 2 * every},
-		{"several intervals late", 3*every + 10*time.Millisecond, 4 * every},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, epoch.Add(tt.want), nextTick(epoch, epoch.Add(tt.now), every))
-		})
-	}
-}
-
 func TestOptions(t *testing.T) {
-	def := newOptions(DefaultInterval, nil)
-	assert.Equal(t, DefaultInterval, def.interval)
-	assert.Equal(t, DefaultMaxConnections, def.maxConns)
-	assert.Equal(t, DefaultWriteTimeout, def.writeTimeout)
-	assert.Equal(t, clock.System(), def.clk)
-	assert.Equal(t, slog.Default(), def.log)
+	def := newOptions(sse.DefaultInterval, nil)
+	assert.Equal(t, sse.DefaultInterval, def.Interval)
+	assert.Equal(t, sse.DefaultMaxConnections, def.MaxConns)
+	assert.Equal(t, sse.DefaultWriteTimeout, def.WriteTimeout)
+	assert.Equal(t, clock.System(), def.Clock)
+	assert.Equal(t, slog.Default(), def.Log)
 
-	ignored := newOptions(DefaultInterval, []Option{WithInterval(0), WithMaxConnections(0), WithClock(nil),
+	ignored := newOptions(sse.DefaultInterval, []Option{WithInterval(0), WithMaxConnections(0), WithClock(nil),
 		WithLogger(nil), WithWriteTimeout(-time.Second)})
-	assert.Equal(t, DefaultInterval, ignored.interval)
-	assert.Equal(t, DefaultMaxConnections, ignored.maxConns)
-	assert.Equal(t, clock.System(), ignored.clk)
-	assert.Equal(t, slog.Default(), ignored.log)
-	assert.Zero(t, ignored.writeTimeout, "negative disables")
-}
-
-func TestUnencodableFrameIsSkipped(t *testing.T) {
-	var logs bytes.Buffer
-	f := newFrames(slog.New(slog.NewTextHandler(&logs, nil)))
-	f.data(map[string]int{"a": 1})
-	f.data(make(chan int))
-	f.ping()
-	assert.Equal(t, "data: {\"a\":1}\n\nping: \n\n", f.buf.String())
-	assert.Contains(t, logs.String(), "cannot encode frame")
+	assert.Equal(t, sse.DefaultInterval, ignored.Interval)
+	assert.Equal(t, sse.DefaultMaxConnections, ignored.MaxConns)
+	assert.Equal(t, clock.System(), ignored.Clock)
+	assert.Equal(t, slog.Default(), ignored.Log)
+	assert.Zero(t, ignored.WriteTimeout, "negative disables")
 }
 
 func TestClientLeavingMidWriteIsNotLogged(t *testing.T) {
 	var logs bytes.Buffer
 	clk := clock.NewFake(epoch)
-	h := NewStreamHandler(ProviderFunc(sampleSnapshot), WithClock(clk),
+	h := newStreamHandler(sampleSnapshot, WithClock(clk),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	ctx, cancel := context.WithCancel(context.Background())
 	w := newStallWriter(ctx, 2)
 	done := serve(ctx, h, w)
-	advance(clk, 1, DefaultInterval)
+	advance(clk, 1, sse.DefaultInterval)
 	<-w.stalled
 	cancel() // the write fails because the client left
 	<-done
-	assert.Zero(t, h.Connections())
+	assert.Zero(t, h.s.Connections())
 	assert.Empty(t, logs.String())
 }
 
@@ -315,9 +288,9 @@ func (deadlineRefuser) SetWriteDeadline(time.Time) error { return errors.New("co
 
 func TestDeadlineErrorDropsClient(t *testing.T) {
 	var logs bytes.Buffer
-	h := NewStreamHandler(ProviderFunc(sampleSnapshot), WithClock(clock.NewFake(epoch)),
+	h := newStreamHandler(sampleSnapshot, WithClock(clock.NewFake(epoch)),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	h.ServeHTTP(&deadlineRefuser{plainWriter{hdr: http.Header{}}}, httptest.NewRequest(http.MethodGet, "/hystrix.stream", nil))
-	assert.Zero(t, h.Connections())
+	assert.Zero(t, h.s.Connections())
 	assert.Contains(t, logs.String(), "connection closed")
 }

@@ -130,7 +130,7 @@ func advance(clk *clock.Fake, n int, d time.Duration) {
 func onlyFrame(t *testing.T, h *Handler, clk *clock.Fake) string {
 	t.Helper()
 	c := newTestServer(t, h).connect()
-	advance(clk, 1, h.opts.interval)
+	advance(clk, 1, h.s.Settings().Interval)
 	frames := c.tick(t)
 	require.Len(t, frames, 1)
 	return frames[0]

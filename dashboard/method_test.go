@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 )
 
@@ -36,7 +38,7 @@ func TestOnlyGetIsStreamed(t *testing.T) {
 				assert.Equal(t, "method not allowed: "+method+"\n", string(body))
 			}
 			s.waitReturn()
-			assert.Zero(t, s.h.Connections())
+			assert.Zero(t, s.h.s.Connections())
 		})
 	}
 }
@@ -45,7 +47,7 @@ func TestOnlyGetIsStreamed(t *testing.T) {
 // over one kept-alive connection, and then streams with GET.
 func TestHeadRequestsOnKeepAliveHoldNoSlot(t *testing.T) {
 	s, _ := newSampleStream(t)
-	for range DefaultMaxConnections {
+	for range sse.DefaultMaxConnections {
 		req, err := http.NewRequest(http.MethodHead, s.srv.URL+"/hystrix.stream", nil)
 		require.NoError(t, err)
 		resp, err := s.srv.Client().Do(req)
@@ -53,7 +55,7 @@ func TestHeadRequestsOnKeepAliveHoldNoSlot(t *testing.T) {
 		resp.Body.Close()
 		assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 	}
-	assert.Zero(t, s.h.Connections())
+	assert.Zero(t, s.h.s.Connections())
 	s.connect() // a slot is free
 }
 
@@ -64,7 +66,7 @@ func TestUnreadClientIsDroppedAndLogged(t *testing.T) {
 	var logs syncbuf.Buffer
 	clk := clock.NewFake(epoch)
 	big := bigSnapshot(2000) // about 4 MB an interval: more than the socket buffers hold
-	h := NewStreamHandler(ProviderFunc(func() Snapshot { return big }), WithClock(clk),
+	h := newStreamHandler(func() wire.Snapshot { return big }, WithClock(clk),
 		WithWriteTimeout(100*time.Millisecond), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	s := newTestServer(t, h)
 
@@ -84,19 +86,19 @@ func TestUnreadClientIsDroppedAndLogged(t *testing.T) {
 			t.Fatal("the unread client was never dropped")
 		case <-time.After(time.Millisecond):
 			if clk.Pending() == 1 { // waiting for its next interval
-				clk.Advance(DefaultInterval)
+				clk.Advance(sse.DefaultInterval)
 			}
 		}
 	}
-	assert.Zero(t, h.Connections())
+	assert.Zero(t, h.s.Connections())
 	assert.Contains(t, logs.String(), "dropping stream client")
 	assert.Contains(t, logs.String(), "i/o timeout")
 }
 
 // bigSnapshot is n copies of the sample's first command under distinct names.
-func bigSnapshot(n int) Snapshot {
+func bigSnapshot(n int) wire.Snapshot {
 	sample := sampleSnapshot()
-	s := Snapshot{Commands: make([]Command, n)}
+	s := wire.Snapshot{Commands: make([]wire.Command, n)}
 	for i := range s.Commands {
 		s.Commands[i] = sample.Commands[0]
 		s.Commands[i].Name = "Command" + strings.Repeat("x", i%50) + string(rune('A'+i%26))

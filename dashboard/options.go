@@ -5,37 +5,17 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/clock"
-)
-
-// Defaults of the stream handlers: Hystrix's values (Hystrix has no write timeout).
-const (
-	DefaultInterval            = 500 * time.Millisecond  // /hystrix.stream
-	DefaultUtilizationInterval = 500 * time.Millisecond  // /hystrix/utilization.stream
-	DefaultConfigInterval      = 5000 * time.Millisecond // /hystrix/config.stream
-	DefaultMaxConnections      = 5
-	DefaultWriteTimeout        = 10 * time.Second
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
 )
 
 // Option configures a stream handler.
 type Option func(*options)
 
-type options struct {
-	interval     time.Duration
-	maxConns     int
-	writeTimeout time.Duration
-	clk          clock.Clock
-	log          *slog.Logger
-	allowOrigin  string
-}
+// options are the handler's settings, which the engine reads.
+type options = sse.Settings
 
 func newOptions(interval time.Duration, opts []Option) options {
-	o := options{
-		interval:     interval,
-		maxConns:     DefaultMaxConnections,
-		writeTimeout: DefaultWriteTimeout,
-		clk:          clock.System(),
-		log:          slog.Default(),
-	}
+	o := sse.NewSettings(interval)
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -46,7 +26,7 @@ func newOptions(interval time.Duration, opts []Option) options {
 func WithInterval(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
-			o.interval = d
+			o.Interval = d
 		}
 	}
 }
@@ -56,7 +36,7 @@ func WithInterval(d time.Duration) Option {
 func WithMaxConnections(n int) Option {
 	return func(o *options) {
 		if n >= 1 {
-			o.maxConns = n
+			o.MaxConns = n
 		}
 	}
 }
@@ -66,7 +46,7 @@ func WithMaxConnections(n int) Option {
 // wall-clock time, not on the handler's Clock, and it replaces any http.Server
 // WriteTimeout for the stream.
 func WithWriteTimeout(d time.Duration) Option {
-	return func(o *options) { o.writeTimeout = max(d, 0) }
+	return func(o *options) { o.WriteTimeout = max(d, 0) }
 }
 
 // WithClock sets the clock that paces the intervals and stamps currentTime (default
@@ -74,7 +54,7 @@ func WithWriteTimeout(d time.Duration) Option {
 func WithClock(c clock.Clock) Option {
 	return func(o *options) {
 		if c != nil {
-			o.clk = c
+			o.Clock = c
 		}
 	}
 }
@@ -83,7 +63,7 @@ func WithClock(c clock.Clock) Option {
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) {
 		if l != nil {
-			o.log = l
+			o.Log = l
 		}
 	}
 }
@@ -93,5 +73,5 @@ func WithLogger(l *slog.Logger) Option {
 // it on every instance whose stream a dashboard page elsewhere sums (NewPageHandler).
 // Default: none, so browsers let only pages of the stream's own origin read it.
 func WithAllowOrigin(origin string) Option {
-	return func(o *options) { o.allowOrigin = origin }
+	return func(o *options) { o.AllowOrigin = origin }
 }

@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// DefaultStream is the stream the page watches when NewPageHandler is given none.
-const DefaultStream = "/hystrix.stream"
+// defaultStream is the stream the page watches when NewPageHandler is given none.
+const defaultStream = "/hystrix.stream"
 
 //go:embed page
 var pageFiles embed.FS
@@ -53,7 +53,7 @@ type pageFile struct {
 // script and style relative to its own address.
 //
 // streams are the stream URLs it watches (absolute, or relative to the page), default
-// DefaultStream; the page address can name others with ?stream=URL (repeated, or
+// /hystrix.stream; the page address can name others with ?stream=URL (repeated, or
 // separated by spaces). With several streams the page sums each name over them, as
 // Turbine sums hosts, and shows the host count; streams on another origin must allow
 // the page's origin (WithAllowOrigin). The page needs no other file and no internet.
@@ -61,7 +61,7 @@ type pageFile struct {
 // Only GET and HEAD are answered (405 otherwise); unknown names get 404.
 func NewPageHandler(streams ...string) http.Handler {
 	if len(streams) == 0 {
-		streams = []string{DefaultStream}
+		streams = []string{defaultStream}
 	}
 	list, err := json.Marshal(streams)
 	if err != nil {

@@ -59,7 +59,7 @@ func TestPageIndex(t *testing.T) {
 	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
 	assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
 	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "script-src 'self'")
-	assert.Equal(t, []string{DefaultStream}, pageStreams(t, body))
+	assert.Equal(t, []string{defaultStream}, pageStreams(t, body))
 
 	resp, _ = get(t, srv.URL+"/hystrix")
 	assert.Equal(t, http.StatusTemporaryRedirect, resp.StatusCode, "the mux redirects to the pattern's slash")

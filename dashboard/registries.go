@@ -6,16 +6,17 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// Registries reads the three streams' objects from the library's registries: it is a
-// Provider, a UtilizationProvider and a ConfigProvider. Every call reads the current
-// values (mostly atomic loads). Keys appear once the library has made their metrics
-// (commands, thread pools and collapsers of Metrics) or properties (config stream); the
-// only thing a call may create is the breaker of a command that has none yet
-// (breaker.Registry.Get, with the command's own cached properties).
+// Registries are the library's registries the three stream handlers read their objects
+// from (NewStreamHandler, NewUtilizationHandler, NewConfigHandler). Every interval reads
+// the current values (mostly atomic loads). Keys appear once the library has made their
+// metrics (commands, thread pools and collapsers of Metrics) or properties (config
+// stream); the only thing a read may create is the breaker of a command that has none
+// yet (breaker.Registry.Get, with the command's own cached properties).
 //
 // Nil fields leave their part out: no Metrics, no /hystrix.stream or utilization
 // objects; no Properties, zero property values and an empty config stream; no Breakers,
@@ -42,15 +43,15 @@ func DefaultRegistries() Registries {
 		Breakers: breaker.Default(), Pools: isolation.Default()}
 }
 
-// Snapshot returns one HystrixCommand per command key of Metrics, one HystrixThreadPool
+// snapshot returns one HystrixCommand per command key of Metrics, one HystrixThreadPool
 // per thread-pool key and one HystrixCollapser per collapser key, each sorted by key.
 // Latency percentiles are rounded to whole milliseconds (they come from histograms with
 // 1.6 % relative accuracy); means are truncated, as Hystrix does.
-func (r Registries) Snapshot() Snapshot {
+func (r Registries) snapshot() wire.Snapshot {
 	if r.Metrics == nil {
-		return Snapshot{}
+		return wire.Snapshot{}
 	}
-	var s Snapshot
+	var s wire.Snapshot
 	cmdProps := props(r.Properties, (*config.Store).Commands)
 	for _, m := range r.Metrics.Commands() {
 		s.Commands = append(s.Commands, r.command(m, cmdProps[m.Key()]))
@@ -67,34 +68,34 @@ func (r Registries) Snapshot() Snapshot {
 	return s
 }
 
-// Utilization returns the live concurrency of every command key and the load of every
+// utilization returns the live concurrency of every command key and the load of every
 // thread pool of Metrics.
-func (r Registries) Utilization() Utilization {
+func (r Registries) utilization() wire.Utilization {
 	if r.Metrics == nil {
-		return Utilization{}
+		return wire.Utilization{}
 	}
-	u := Utilization{Commands: map[string]CommandUtilization{}, ThreadPools: map[string]ThreadPoolUtilization{}}
+	u := wire.Utilization{Commands: map[string]wire.CommandUtilization{}, ThreadPools: map[string]wire.ThreadPoolUtilization{}}
 	for _, m := range r.Metrics.Commands() {
-		u.Commands[m.Key()] = CommandUtilization{ActiveCount: m.CurrentConcurrency()}
+		u.Commands[m.Key()] = wire.CommandUtilization{ActiveCount: m.CurrentConcurrency()}
 	}
 	pools := r.pools()
 	for _, m := range r.Metrics.ThreadPools() {
 		g := gauges(m, pools)
-		u.ThreadPools[m.Key()] = ThreadPoolUtilization{ActiveCount: g.ActiveCount, QueueSize: g.QueueSize,
+		u.ThreadPools[m.Key()] = wire.ThreadPoolUtilization{ActiveCount: g.ActiveCount, QueueSize: g.QueueSize,
 			CorePoolSize: g.CorePoolSize, PoolSize: g.PoolSize,
-			Utilization: UtilizationPercent(g.ActiveCount, g.MaximumPoolSize)}
+			Utilization: utilizationPercent(g.ActiveCount, g.MaximumPoolSize)}
 	}
 	return u
 }
 
-// Config returns the configuration of every command, thread-pool and collapser key of
+// config returns the configuration of every command, thread-pool and collapser key of
 // the Properties store, with current values.
-func (r Registries) Config() Config {
+func (r Registries) config() wire.Config {
 	if r.Properties == nil {
-		return Config{}
+		return wire.Config{}
 	}
-	c := Config{Commands: map[string]CommandConfig{}, ThreadPools: map[string]ThreadPoolConfig{},
-		Collapsers: map[string]CollapserConfig{}}
+	c := wire.Config{Commands: map[string]wire.CommandConfig{}, ThreadPools: map[string]wire.ThreadPoolConfig{},
+		Collapsers: map[string]wire.CollapserConfig{}}
 	for _, p := range r.Properties.Commands() {
 		c.Commands[p.Key()] = r.commandConfig(p)
 	}
@@ -107,9 +108,9 @@ func (r Registries) Config() Config {
 	return c
 }
 
-func (r Registries) commandConfig(p *config.CommandProperties) CommandConfig {
-	c := CommandConfig{
-		Execution: ExecutionConfig{
+func (r Registries) commandConfig(p *config.CommandProperties) wire.CommandConfig {
+	c := wire.CommandConfig{
+		Execution: wire.ExecutionConfig{
 			IsolationStrategy:        config.ExecutionIsolationStrategy.In(p).Get().String(),
 			RequestCacheEnabled:      config.RequestCacheEnabled.In(p).Get(),
 			RequestLogEnabled:        config.RequestLogEnabled.In(p).Get(),
@@ -120,12 +121,12 @@ func (r Registries) commandConfig(p *config.CommandProperties) CommandConfig {
 			FallbackSemaphoreSize:    config.FallbackMaxConcurrentRequests.In(p).Get(),
 			ThreadInterruptOnTimeout: config.InterruptOnTimeout.In(p).Get(),
 		},
-		Metrics: CommandMetricsConfig{
+		Metrics: wire.CommandMetricsConfig{
 			HealthBucketSizeInMs: config.HealthSnapshotInterval.In(p).Get().Milliseconds(),
 			MetricsConfig: metricsConfig(config.RollingPercentileWindow.In(p).Get(), config.RollingPercentileBuckets.In(p).Get(),
 				config.RollingPercentileEnabled.In(p).Get(), config.RollingStatsWindow.In(p).Get(), config.RollingStatsBuckets.In(p).Get()),
 		},
-		CircuitBreaker: CircuitBreakerConfig{
+		CircuitBreaker: wire.CircuitBreakerConfig{
 			Enabled:                  config.CircuitBreakerEnabled.In(p).Get(),
 			IsForcedOpen:             config.CircuitBreakerForceOpen.In(p).Get(),
 			IsForcedClosed:           config.CircuitBreakerForceClosed.In(p).Get(),
@@ -142,9 +143,9 @@ func (r Registries) commandConfig(p *config.CommandProperties) CommandConfig {
 	return c
 }
 
-func threadPoolConfig(p *config.ThreadPoolProperties) ThreadPoolConfig {
+func threadPoolConfig(p *config.ThreadPoolProperties) wire.ThreadPoolConfig {
 	window, buckets := config.ThreadPoolRollingStatsWindow.In(p).Get(), config.ThreadPoolRollingStatsBuckets.In(p).Get()
-	return ThreadPoolConfig{
+	return wire.ThreadPoolConfig{
 		CoreSize:                              config.ThreadPoolCoreSize.In(p).Get(),
 		MaximumSize:                           config.ThreadPoolMaximumSize.In(p).Get(),
 		MaxQueueSize:                          config.ThreadPoolMaxQueueSize.In(p).Get(),
@@ -157,8 +158,8 @@ func threadPoolConfig(p *config.ThreadPoolProperties) ThreadPoolConfig {
 	}
 }
 
-func collapserConfig(p *config.CollapserProperties) CollapserConfig {
-	return CollapserConfig{
+func collapserConfig(p *config.CollapserProperties) wire.CollapserConfig {
+	return wire.CollapserConfig{
 		MaxRequestsInBatch:       maxRequestsInBatch(p),
 		TimerDelayInMilliseconds: config.CollapserTimerDelay.In(p).Get().Milliseconds(),
 		RequestCacheEnabled:      config.CollapserRequestCacheEnabled.In(p).Get(),
@@ -170,8 +171,8 @@ func collapserConfig(p *config.CollapserProperties) CollapserConfig {
 
 // metricsConfig describes a percentile window and a counter window by their buckets
 // (the store guarantees bucket counts of at least 1).
-func metricsConfig(pctWindow time.Duration, pctBuckets int, pctEnabled bool, window time.Duration, buckets int) MetricsConfig {
-	return MetricsConfig{
+func metricsConfig(pctWindow time.Duration, pctBuckets int, pctEnabled bool, window time.Duration, buckets int) wire.MetricsConfig {
+	return wire.MetricsConfig{
 		PercentileBucketSizeInMilliseconds: (pctWindow / time.Duration(pctBuckets)).Milliseconds(),
 		PercentileBucketCount:              pctBuckets,
 		PercentileEnabled:                  pctEnabled,
@@ -180,18 +181,18 @@ func metricsConfig(pctWindow time.Duration, pctBuckets int, pctEnabled bool, win
 	}
 }
 
-// maxRequestsInBatch is the batch limit as Hystrix reports it: UnboundedBatch for none.
+// maxRequestsInBatch is the batch limit as Hystrix reports it: wire.UnboundedBatch for none.
 func maxRequestsInBatch(p *config.CollapserProperties) int {
 	if n := config.CollapserMaxRequestsInBatch.In(p).Get(); n > 0 {
 		return n
 	}
-	return UnboundedBatch
+	return wire.UnboundedBatch
 }
 
-func (r Registries) command(m *metrics.CommandMetrics, p *config.CommandProperties) Command {
+func (r Registries) command(m *metrics.CommandMetrics, p *config.CommandProperties) wire.Command {
 	key := m.Key()
 	h := m.HealthCounts()
-	c := Command{
+	c := wire.Command{
 		Name:                               key,
 		IsCircuitBreakerOpen:               r.Breakers != nil && p != nil && r.Breakers.Get(key, p).IsOpen(),
 		ErrorPercentage:                    h.ErrorPercentage,
@@ -211,14 +212,14 @@ func (r Registries) command(m *metrics.CommandMetrics, p *config.CommandProperti
 		c.CommandPropertyValues = commandPropertyValues(p)
 	}
 	if g, ok := m.AdaptiveGauges(); ok {
-		c.CommandAdaptive = &CommandAdaptive{AdaptiveLimit: g.Limit, AdaptiveInflight: g.Inflight, AdaptiveQueue: g.Queued}
+		c.CommandAdaptive = &wire.CommandAdaptive{AdaptiveLimit: g.Limit, AdaptiveInflight: g.Inflight, AdaptiveQueue: g.Queued}
 	}
 	return c
 }
 
-func commandPropertyValues(p *config.CommandProperties) CommandPropertyValues {
+func commandPropertyValues(p *config.CommandProperties) wire.CommandPropertyValues {
 	timeout := config.ExecutionTimeout.In(p).Get().Milliseconds()
-	v := CommandPropertyValues{
+	v := wire.CommandPropertyValues{
 		CircuitBreakerRequestVolumeThreshold:             config.CircuitBreakerRequestVolumeThreshold.In(p).Get(),
 		CircuitBreakerSleepWindowInMilliseconds:          config.CircuitBreakerSleepWindow.In(p).Get().Milliseconds(),
 		CircuitBreakerErrorThresholdPercentage:           config.CircuitBreakerErrorThresholdPercentage.In(p).Get(),
@@ -242,8 +243,8 @@ func commandPropertyValues(p *config.CommandProperties) CommandPropertyValues {
 	return v
 }
 
-func threadPool(m *metrics.ThreadPoolMetrics, p *config.ThreadPoolProperties, g metrics.ThreadPoolGauges) ThreadPool {
-	t := ThreadPool{
+func threadPool(m *metrics.ThreadPoolMetrics, p *config.ThreadPoolProperties, g metrics.ThreadPoolGauges) wire.ThreadPool {
+	t := wire.ThreadPool{
 		Name:                          m.Key(),
 		CurrentActiveCount:            g.ActiveCount,
 		CurrentCompletedTaskCount:     g.CompletedTaskCount,
@@ -265,8 +266,8 @@ func threadPool(m *metrics.ThreadPoolMetrics, p *config.ThreadPoolProperties, g 
 	return t
 }
 
-func collapser(m *metrics.CollapserMetrics, p *config.CollapserProperties) Collapser {
-	c := Collapser{
+func collapser(m *metrics.CollapserMetrics, p *config.CollapserProperties) wire.Collapser {
+	c := wire.Collapser{
 		Name:                           m.Key(),
 		RollingCountRequestsBatched:    m.RollingCount(metrics.AddedToBatch),
 		RollingCountBatches:            m.RollingCount(metrics.BatchExecuted),
@@ -274,7 +275,7 @@ func collapser(m *metrics.CollapserMetrics, p *config.CollapserProperties) Colla
 		BatchSizeMean:                  int64(m.BatchSizeMean()),
 		ReportingHosts:                 1,
 	}
-	for i, l := range BatchSizeLevels {
+	for i, l := range wire.BatchSizeLevels {
 		c.BatchSize[i] = int64(math.Round(m.BatchSizePercentile(l)))
 	}
 	if p != nil {
@@ -285,10 +286,10 @@ func collapser(m *metrics.CollapserMetrics, p *config.CollapserProperties) Colla
 	return c
 }
 
-// percentiles reads a latency distribution at PercentileLevels, rounded to milliseconds.
-func percentiles(at func(p float64) time.Duration) Percentiles {
-	var out Percentiles
-	for i, l := range PercentileLevels {
+// percentiles reads a latency distribution at wire.PercentileLevels, rounded to milliseconds.
+func percentiles(at func(p float64) time.Duration) wire.Percentiles {
+	var out wire.Percentiles
+	for i, l := range wire.PercentileLevels {
 		out[i] = (at(l) + time.Millisecond/2).Milliseconds()
 	}
 	return out
@@ -353,4 +354,13 @@ func settings(all []config.Setting) map[string]string {
 		m[s.Name] = s.Value
 	}
 	return m
+}
+
+// utilizationPercent returns active as a whole percentage of maximum (0 when maximum is
+// not positive), capped at 100.
+func utilizationPercent(active, maximum int) int {
+	if maximum <= 0 {
+		return 0
+	}
+	return min(active*100/maximum, 100)
 }

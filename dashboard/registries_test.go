@@ -13,6 +13,8 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -143,7 +145,7 @@ func busyPool(t *testing.T, pools *isolation.PoolRegistry, overrides config.Thre
 func TestRegistriesSnapshotFromTraffic(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
-	s := tr.reg.Snapshot()
+	s := tr.reg.snapshot()
 
 	require.Len(t, s.Commands, 2)
 	get, list := s.Commands[0], s.Commands[1]
@@ -154,7 +156,7 @@ func TestRegistriesSnapshotFromTraffic(t *testing.T) {
 	assert.Equal(t, int64(25), get.RequestCount, "success + failure + timeout + pool rejection")
 	assert.Equal(t, int64(13), get.ErrorCount)
 	assert.Equal(t, 52, get.ErrorPercentage)
-	assert.Equal(t, CommandCounts{
+	assert.Equal(t, wire.CommandCounts{
 		BadRequests: 1, Emit: 12, ExceptionsThrown: 4, Failure: 9, FallbackEmit: 12, FallbackMissing: 3,
 		FallbackSuccess: 12, ResponsesFromCache: 1, ShortCircuited: 2, Success: 12, ThreadPoolRejected: 1,
 		Timeout: 3,
@@ -165,7 +167,7 @@ func TestRegistriesSnapshotFromTraffic(t *testing.T) {
 	assert.Equal(t, int64(54), get.LatencyTotalMean)
 	// ranks of 25 samples: 5, 10 x12, 50 x9, 250 x3 (1% sketch accuracy)
 	want := []float64{5, 10, 10, 50, 50, 250, 250, 250, 250}
-	for i, l := range PercentileLevels {
+	for i, l := range wire.PercentileLevels {
 		assert.InDelta(t, want[i], float64(get.LatencyExecute[i]), want[i]/100+0.5, "execute p%v", l)
 		assert.InDelta(t, want[i]+1, float64(get.LatencyTotal[i]), want[i]/100+0.5, "total p%v", l)
 	}
@@ -185,7 +187,7 @@ func TestRegistriesSnapshotFromTraffic(t *testing.T) {
 	assert.Zero(t, list.RequestCount)
 
 	require.Len(t, s.ThreadPools, 1)
-	assert.Equal(t, ThreadPool{
+	assert.Equal(t, wire.ThreadPool{
 		Name: "Users", CurrentActiveCount: 2, CurrentCompletedTaskCount: 1, CurrentCorePoolSize: 4,
 		CurrentLargestPoolSize: 2, CurrentMaximumPoolSize: 4, CurrentPoolSize: 2, CurrentTaskCount: 3,
 		RollingCountThreadsExecuted: 25, RollingMaxActiveThreads: 2, RollingCountCommandRejections: 1,
@@ -200,8 +202,8 @@ func TestRegistriesSnapshotFromTraffic(t *testing.T) {
 	assert.Equal(t, int64(3), col.RollingCountBatches)
 	assert.Equal(t, int64(2), col.RollingCountResponsesFromCache)
 	assert.Equal(t, int64(6), col.BatchSizeMean, "18/3")
-	assert.Equal(t, BatchSizes{3, 5, 5, 5, 5, 5, 5, 10}, col.BatchSize, "sketch ranks q*(n-1)")
-	assert.Equal(t, UnboundedBatch, col.PropertyValueMaxRequestsInBatch)
+	assert.Equal(t, wire.BatchSizes{3, 5, 5, 5, 5, 5, 5, 10}, col.BatchSize, "sketch ranks q*(n-1)")
+	assert.Equal(t, wire.UnboundedBatch, col.PropertyValueMaxRequestsInBatch)
 	assert.Equal(t, int64(20), col.PropertyValueTimerDelayInMilliseconds)
 	assert.True(t, col.PropertyValueRequestCacheEnabled)
 }
@@ -210,11 +212,10 @@ func TestRegistriesSnapshotFromTraffic(t *testing.T) {
 func TestRegistriesGoldenFrame(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
-	h := NewStreamHandler(tr.reg, WithClock(tr.clk))
-	f := newFrames(slog.Default())
-	h.render(f, tr.clk.Now())
-	f.ping()
-	golden(t, "registries.stream", f.buf.String())
+	f := sse.NewFrames(slog.Default())
+	sse.Snapshots(tr.reg.snapshot)(f, tr.clk.Now()) // what NewStreamHandler(tr.reg) renders
+	f.Ping()
+	golden(t, "registries.stream", string(f.Bytes()))
 }
 
 // TestRegistriesConfigStream streams the configuration of the known traffic: Hystrix's
@@ -293,9 +294,9 @@ func TestRegistriesUtilizationStream(t *testing.T) {
 
 func TestRegistriesWithoutRegistries(t *testing.T) {
 	var r Registries
-	assert.Equal(t, Snapshot{}, r.Snapshot())
-	assert.Equal(t, Utilization{}, r.Utilization())
-	assert.Equal(t, Config{}, r.Config())
+	assert.Equal(t, wire.Snapshot{}, r.snapshot())
+	assert.Equal(t, wire.Utilization{}, r.utilization())
+	assert.Equal(t, wire.Config{}, r.config())
 }
 
 func TestRegistriesGaugesFromMetricsWithoutPools(t *testing.T) {
@@ -307,10 +308,10 @@ func TestRegistriesGaugesFromMetricsWithoutPools(t *testing.T) {
 	require.NoError(t, err)
 	tr.m.CommandFor("GetUser", cp)
 
-	s := tr.reg.Snapshot()
+	s := tr.reg.snapshot()
 	require.Len(t, s.ThreadPools, 1)
 	assert.Equal(t, 3, s.ThreadPools[0].CurrentActiveCount)
-	assert.Equal(t, 75, tr.reg.Utilization().ThreadPools["Users"].Utilization)
+	assert.Equal(t, 75, tr.reg.utilization().ThreadPools["Users"].Utilization)
 	require.Len(t, s.Commands, 1)
 	assert.False(t, s.Commands[0].IsCircuitBreakerOpen, "no breaker registry: reported closed")
 }
@@ -323,7 +324,7 @@ func TestRegistriesOverHTTP(t *testing.T) {
 	hclk := clock.NewFake(epoch) // the handler's own clock: its timers are easy to count
 	s := newTestServer(t, NewStreamHandler(tr.reg, WithClock(hclk)))
 	c := s.connect()
-	advance(hclk, 1, DefaultInterval)
+	advance(hclk, 1, sse.DefaultInterval)
 	frames := c.tick(t)
 	require.Len(t, frames, 4, "two commands, one pool, one collapser")
 	now := float64(hclk.Now().UnixMilli())
@@ -401,11 +402,11 @@ func TestRegistriesMetricsOnly(t *testing.T) {
 	tr := newRegistries(t)
 	tr.m.Command("GetUser")
 	r := Registries{Metrics: tr.m}
-	s := r.Snapshot()
+	s := r.snapshot()
 	require.Len(t, s.Commands, 1)
 	c := s.Commands[0]
 	assert.Equal(t, "GetUser", c.Group)
 	assert.Equal(t, "GetUser", c.ThreadPool)
-	assert.Equal(t, CommandPropertyValues{}, c.CommandPropertyValues, "no store: zero values")
-	assert.Equal(t, Config{}, r.Config())
+	assert.Equal(t, wire.CommandPropertyValues{}, c.CommandPropertyValues, "no store: zero values")
+	assert.Equal(t, wire.Config{}, r.config())
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 )
 
 // The shapes below are the JSON objects of the three streams as Hystrix writes them,
@@ -141,8 +143,8 @@ var configShape = object{
 
 // shapes are the frame shapes by their "type".
 var shapes = map[string]object{
-	TypeCommand: commandShape, TypeThreadPool: threadPoolShape, TypeCollapser: collapserShape,
-	TypeUtilization: utilizationShape, TypeConfig: configShape,
+	wire.TypeCommand: commandShape, wire.TypeThreadPool: threadPoolShape, wire.TypeCollapser: collapserShape,
+	wire.TypeUtilization: utilizationShape, wire.TypeConfig: configShape,
 }
 
 // kindOf names the JSON kind of a decoded value.

@@ -10,22 +10,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 )
 
 func newSampleStream(t *testing.T, opts ...Option) (*testServer, *clock.Fake) {
 	clk := clock.NewFake(epoch)
-	h := NewStreamHandler(ProviderFunc(sampleSnapshot), append([]Option{WithClock(clk)}, opts...)...)
+	h := newStreamHandler(sampleSnapshot, append([]Option{WithClock(clk)}, opts...)...)
 	return newTestServer(t, h), clk
 }
 
 func TestStreamFrameShapes(t *testing.T) {
 	s, clk := newSampleStream(t)
 	c := s.connect()
-	advance(clk, 1, DefaultInterval)
+	advance(clk, 1, sse.DefaultInterval)
 	frames := c.tick(t)
 	require.Len(t, frames, 4, "two commands, one pool, one collapser")
 
-	now := float64(epoch.Add(DefaultInterval).UnixMilli())
+	now := float64(epoch.Add(sse.DefaultInterval).UnixMilli())
 	cmd := assertShape(t, frames[0])
 	assert.Equal(t, "HystrixCommand", cmd["type"])
 	assert.Equal(t, now, cmd["currentTime"])
@@ -45,21 +47,21 @@ func TestStreamFrameShapes(t *testing.T) {
 	col := assertShape(t, frames[3])
 	assert.Equal(t, "HystrixCollapser", col["type"])
 	assert.Equal(t, now, col["currentTime"])
-	assert.Equal(t, float64(UnboundedBatch), col["propertyValue_maxRequestsInBatch"])
+	assert.Equal(t, float64(wire.UnboundedBatch), col["propertyValue_maxRequestsInBatch"])
 }
 
 func TestStreamGoldenSample(t *testing.T) {
 	s, clk := newSampleStream(t)
 	c := s.connect()
-	advance(clk, 1, DefaultInterval)
+	advance(clk, 1, sse.DefaultInterval)
 	golden(t, "sample.stream", c.rawTick(t))
 }
 
 func TestStreamPacesByInterval(t *testing.T) {
 	var calls atomic.Int32
-	snap := func() Snapshot { calls.Add(1); return Snapshot{Collapsers: []Collapser{{Name: "C"}}} }
+	snap := func() wire.Snapshot { calls.Add(1); return wire.Snapshot{Collapsers: []wire.Collapser{{Name: "C"}}} }
 	clk := clock.NewFake(epoch)
-	s := newTestServer(t, NewStreamHandler(ProviderFunc(snap), WithClock(clk), WithInterval(100*time.Millisecond)))
+	s := newTestServer(t, newStreamHandler(snap, WithClock(clk), WithInterval(100*time.Millisecond)))
 	c := s.connect()
 
 	advance(clk, 1, 99*time.Millisecond)
@@ -69,7 +71,7 @@ func TestStreamPacesByInterval(t *testing.T) {
 		advance(clk, 1, time.Millisecond) // first tick at 100ms, later ones every 100ms
 		frames := c.tick(t)
 		require.Len(t, frames, 1)
-		var col Collapser
+		var col wire.Collapser
 		require.NoError(t, json.Unmarshal([]byte(frames[0]), &col))
 		assert.Equal(t, clk.Now().UnixMilli(), col.CurrentTime)
 		assert.Equal(t, int32(i), calls.Load(), "one snapshot per interval")
@@ -81,23 +83,23 @@ func TestStreamPacesByInterval(t *testing.T) {
 
 func TestStreamEmptySnapshotStillPings(t *testing.T) {
 	clk := clock.NewFake(epoch)
-	s := newTestServer(t, NewStreamHandler(ProviderFunc(func() Snapshot { return Snapshot{} }), WithClock(clk)))
+	s := newTestServer(t, newStreamHandler(func() wire.Snapshot { return wire.Snapshot{} }, WithClock(clk)))
 	c := s.connect()
-	advance(clk, 1, DefaultInterval)
+	advance(clk, 1, sse.DefaultInterval)
 	assert.Equal(t, "ping: \n\n", c.rawTick(t))
 }
 
 func TestUtilizationStream(t *testing.T) {
 	clk := clock.NewFake(epoch)
-	p := UtilizationProviderFunc(func() Utilization {
-		return Utilization{
-			Commands: map[string]CommandUtilization{"GetUser": {ActiveCount: 2}},
-			ThreadPools: map[string]ThreadPoolUtilization{"Users": {
+	p := func() wire.Utilization {
+		return wire.Utilization{
+			Commands: map[string]wire.CommandUtilization{"GetUser": {ActiveCount: 2}},
+			ThreadPools: map[string]wire.ThreadPoolUtilization{"Users": {
 				ActiveCount: 3, QueueSize: 1, CorePoolSize: 10, PoolSize: 4, Utilization: 30}},
 		}
-	})
-	h := NewUtilizationHandler(p, WithClock(clk))
-	assert.Equal(t, DefaultUtilizationInterval, h.opts.interval)
+	}
+	h := newUtilizationHandler(p, WithClock(clk))
+	assert.Equal(t, sse.DefaultUtilizationInterval, h.s.Settings().Interval)
 	frame := onlyFrame(t, h, clk)
 	assertShape(t, frame)
 	assert.JSONEq(t, `{"type":"HystrixUtilization","commands":{"GetUser":{"activeCount":2}},
@@ -108,13 +110,13 @@ func TestUtilizationStream(t *testing.T) {
 func TestConfigStream(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	override := "Special"
-	p := ConfigProviderFunc(func() Config {
-		return Config{Commands: map[string]CommandConfig{"GetUser": {GroupKey: "Users", ThreadPoolKey: "Users",
-			Execution:  ExecutionConfig{IsolationStrategy: "THREAD", ThreadPoolKeyOverride: &override},
+	p := func() wire.Config {
+		return wire.Config{Commands: map[string]wire.CommandConfig{"GetUser": {GroupKey: "Users", ThreadPoolKey: "Users",
+			Execution:  wire.ExecutionConfig{IsolationStrategy: "THREAD", ThreadPoolKeyOverride: &override},
 			Properties: map[string]string{"execution.isolation.strategy": "THREAD"}}}}
-	})
-	h := NewConfigHandler(p, WithClock(clk))
-	assert.Equal(t, DefaultConfigInterval, h.opts.interval)
+	}
+	h := newConfigHandler(p, WithClock(clk))
+	assert.Equal(t, sse.DefaultConfigInterval, h.s.Settings().Interval)
 	frame := onlyFrame(t, h, clk)
 	assertShape(t, frame)
 	assert.JSONEq(t, `{"type":"HystrixConfig","commands":{"GetUser":{"threadPoolKey":"Users","groupKey":"Users",
@@ -130,9 +132,9 @@ func TestConfigStream(t *testing.T) {
 
 func TestEmptyMapsAreObjects(t *testing.T) {
 	clk := clock.NewFake(epoch)
-	h := NewUtilizationHandler(UtilizationProviderFunc(func() Utilization { return Utilization{} }), WithClock(clk))
+	h := newUtilizationHandler(func() wire.Utilization { return wire.Utilization{} }, WithClock(clk))
 	c := newTestServer(t, h).connect()
-	advance(clk, 1, DefaultUtilizationInterval)
+	advance(clk, 1, sse.DefaultUtilizationInterval)
 	frames := c.tick(t)
 	assert.Equal(t, []string{`{"type":"HystrixUtilization","commands":{},"threadpools":{}}`}, frames)
 	assertShape(t, frames[0])

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -34,12 +35,12 @@ func TestStreamEventsAreExtraFields(t *testing.T) {
 	tr.clk.Advance(time.Second)
 	tr.m.Flush()
 	c := commandCounts(m)
-	assert.Equal(t, CommandCounts{Emit: 3, Success: 1, FallbackMissing: 2, ExceptionsThrown: 2,
+	assert.Equal(t, wire.CommandCounts{Emit: 3, Success: 1, FallbackMissing: 2, ExceptionsThrown: 2,
 		EstablishTimeout: 1, IdleTimeout: 1, MidStreamFailure: 1, StreamResumed: 1}, c)
 	js, err := json.Marshal(c)
 	require.NoError(t, err)
 	assert.Contains(t, string(js), `"rollingCountMidStreamFailure":1`)
-	js, err = json.Marshal(CommandCounts{})
+	js, err = json.Marshal(wire.CommandCounts{})
 	require.NoError(t, err)
 	assert.NotContains(t, string(js), "MidStreamFailure")
 }

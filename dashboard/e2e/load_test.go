@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/dashboard"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 )
 
 // longName returns the name of command i: a long name of each kind a service has (Java
@@ -40,34 +42,34 @@ func poolName(i int64) string {
 	return fmt.Sprintf("PaymentGatewayThreadPoolForEuropeanCardNetworks%02d", i)
 }
 
-// busySnapshots returns a provider of 200 commands with long names, 20 pools and 5
+// busySnapshots returns a source of 200 commands with long names, 20 pools and 5
 // collapsers whose every number moves at every interval, and a breaker in ten that flips
 // now and then.
-func busySnapshots() dashboard.ProviderFunc {
+func busySnapshots() func() wire.Snapshot {
 	var tick atomic.Int64
-	return func() dashboard.Snapshot {
+	return func() wire.Snapshot {
 		n := tick.Add(1)
-		var s dashboard.Snapshot
+		var s wire.Snapshot
 		for i := range int64(200) {
 			v := (i*7 + n) % 50
-			c := dashboard.Command{
+			c := wire.Command{
 				Name: longName(i), Group: fmt.Sprintf("com.example.checkout.Group%02d", i%20), ThreadPool: poolName(i % 20),
 				IsCircuitBreakerOpen: i%10 == 0 && (n/10)%2 == 1, ErrorPercentage: int(v), RequestCount: 1000 + v*10,
-				LatencyExecuteMean: 10 + v, LatencyExecute: dashboard.Percentiles{1, 2, 5 + v, 8, 10 + v, 12, 20 + v, 25 + v, 40},
-				CommandCounts: dashboard.CommandCounts{Success: 900 + v + i*20, Failure: v, Timeout: v / 2, ShortCircuited: v / 3,
+				LatencyExecuteMean: 10 + v, LatencyExecute: wire.Percentiles{1, 2, 5 + v, 8, 10 + v, 12, 20 + v, 25 + v, 40},
+				CommandCounts: wire.CommandCounts{Success: 900 + v + i*20, Failure: v, Timeout: v / 2, ShortCircuited: v / 3,
 					ThreadPoolRejected: v / 4, BadRequests: v / 5},
 			}
 			c.MetricsRollingStatisticalWindowInMilliseconds = 10000
 			s.Commands = append(s.Commands, c)
 		}
 		for i := range int64(20) {
-			s.ThreadPools = append(s.ThreadPools, dashboard.ThreadPool{Name: poolName(i),
+			s.ThreadPools = append(s.ThreadPools, wire.ThreadPool{Name: poolName(i),
 				CurrentActiveCount: int((i + n) % 10), CurrentPoolSize: 10, CurrentCorePoolSize: 10, CurrentMaximumPoolSize: 10,
 				CurrentQueueSize: int(n % 3), RollingCountThreadsExecuted: 500 + n%100, PropertyValueQueueSizeRejectionThreshold: 5,
 				PropertyValueMetricsRollingStatisticalWindow: 10000})
 		}
 		for i := range int64(5) {
-			s.Collapsers = append(s.Collapsers, dashboard.Collapser{Name: fmt.Sprintf("com.example.BatchedUserLookupCollapser%d", i),
+			s.Collapsers = append(s.Collapsers, wire.Collapser{Name: fmt.Sprintf("com.example.BatchedUserLookupCollapser%d", i),
 				RollingCountBatches: 10 + n%10, RollingCountRequestsBatched: 100 + n%50, BatchSizeMean: 10})
 		}
 		return s
@@ -102,7 +104,7 @@ const (
 func TestTwoHundredCircuits(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/hystrix/", dashboard.NewPageHandler())
-	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(busySnapshots()))
+	mux.Handle("/hystrix.stream", syntheticStream(busySnapshots(), ""))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
@@ -118,7 +120,7 @@ func TestTwoHundredCircuits(t *testing.T) {
 	const intervals = 20
 	// The page works on its own; the test waits for it to have received 20 intervals.
 	tb.waitFor("20 intervals of frames", fmt.Sprintf(`window.rxhystrixDashboard.stats.frames >= %d`, intervals*225),
-		3*intervals*dashboard.DefaultInterval)
+		3*intervals*sse.DefaultInterval)
 	after, span := metrics(t, tb), time.Since(start)
 	s := eval[renderStats](tb, readStats)
 	written := eval[int](tb, nearScreen)

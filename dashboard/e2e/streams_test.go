@@ -16,23 +16,35 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/dashboard"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
+	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
 )
+
+// syntheticStream serves snapshot() as /hystrix.stream through the engine of
+// dashboard.NewStreamHandler (which reads the library's registries instead), at its
+// default interval; with allowOrigin, pages of that origin may read it
+// (dashboard.WithAllowOrigin).
+func syntheticStream(snapshot func() wire.Snapshot, allowOrigin string) http.Handler {
+	s := sse.NewSettings(sse.DefaultInterval)
+	s.AllowOrigin = allowOrigin
+	return sse.New(sse.Snapshots(snapshot), s)
+}
 
 // host returns one instance's snapshot: the same command and pool on every host, with
 // numbers that make each sum and average exact. requests is Hystrix's requestCount, which
 // leaves short circuits and bad requests out.
 func host(requests, errPct, success, failure, timeout, short, poolRejected, semRejected, bad int64,
-	lat dashboard.Percentiles, mean int64, open bool, active, poolSize, executions, core, maximum int) dashboard.Snapshot {
-	cmd := dashboard.Command{
+	lat wire.Percentiles, mean int64, open bool, active, poolSize, executions, core, maximum int) wire.Snapshot {
+	cmd := wire.Command{
 		Name: "GetUser", Group: "Users", ThreadPool: "Users", IsCircuitBreakerOpen: open,
 		ErrorPercentage: int(errPct), RequestCount: requests, LatencyExecute: lat, LatencyExecuteMean: mean,
-		CommandCounts: dashboard.CommandCounts{Success: success, Failure: failure, Timeout: timeout,
+		CommandCounts: wire.CommandCounts{Success: success, Failure: failure, Timeout: timeout,
 			ShortCircuited: short, ThreadPoolRejected: poolRejected, SemaphoreRejected: semRejected, BadRequests: bad},
 	}
 	cmd.MetricsRollingStatisticalWindowInMilliseconds = 10000
-	return dashboard.Snapshot{
-		Commands: []dashboard.Command{cmd},
-		ThreadPools: []dashboard.ThreadPool{{Name: "Users", CurrentActiveCount: active, CurrentPoolSize: poolSize,
+	return wire.Snapshot{
+		Commands: []wire.Command{cmd},
+		ThreadPools: []wire.ThreadPool{{Name: "Users", CurrentActiveCount: active, CurrentPoolSize: poolSize,
 			CurrentCorePoolSize: core, CurrentMaximumPoolSize: maximum, CurrentQueueSize: 1,
 			RollingCountThreadsExecuted: int64(executions), RollingMaxActiveThreads: int64(poolSize),
 			PropertyValueQueueSizeRejectionThreshold: 5, PropertyValueMetricsRollingStatisticalWindow: 10000}},
@@ -42,18 +54,17 @@ func host(requests, errPct, success, failure, timeout, short, poolRejected, semR
 // TestSeveralStreamsSummedLikeTurbine serves two instances' streams, the second on
 // another origin, and shows them summed on one page.
 func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
-	a := host(100, 10, 90, 6, 4, 0, 2, 0, 0, dashboard.Percentiles{0, 0, 10, 0, 20, 0, 40, 50, 0}, 12, false, 2, 4, 40, 4, 8)
-	a.Commands = append(a.Commands, dashboard.Command{Name: "OnlyOnA", Group: "A", ThreadPool: "A"})
-	b := host(300, 30, 200, 50, 40, 10, 0, 3, 3, dashboard.Percentiles{0, 0, 21, 0, 41, 0, 81, 101, 0}, 25, true, 3, 6, 60, 6, 10)
+	a := host(100, 10, 90, 6, 4, 0, 2, 0, 0, wire.Percentiles{0, 0, 10, 0, 20, 0, 40, 50, 0}, 12, false, 2, 4, 40, 4, 8)
+	a.Commands = append(a.Commands, wire.Command{Name: "OnlyOnA", Group: "A", ThreadPool: "A"})
+	b := host(300, 30, 200, 50, 40, 10, 0, 3, 3, wire.Percentiles{0, 0, 21, 0, 41, 0, 81, 101, 0}, 25, true, 3, 6, 60, 6, 10)
 	a.Commands[0].Retry, b.Commands[0].Retry, b.Commands[0].BudgetExhausted, b.Commands[0].Hedge = 7, 12, 2, 3
 
 	pageMux := http.NewServeMux()
 	pageMux.Handle("/hystrix/", dashboard.NewPageHandler())
-	pageMux.Handle("/hystrix.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return a })))
+	pageMux.Handle("/hystrix.stream", syntheticStream(func() wire.Snapshot { return a }, ""))
 	pageSrv := httptest.NewServer(pageMux)
 	t.Cleanup(pageSrv.Close) // after the tab's cleanup, which ends the streams it holds
-	other := httptest.NewServer(dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return b }),
-		dashboard.WithAllowOrigin(pageSrv.URL)))
+	other := httptest.NewServer(syntheticStream(func() wire.Snapshot { return b }, pageSrv.URL))
 	t.Cleanup(other.Close)
 
 	tb := newTab(t, 1366, 900)
@@ -117,22 +128,22 @@ func TestSeveralStreamsSummedLikeTurbine(t *testing.T) {
 // toward the breaker (stream.cutsCountForHealth), summed over two hosts; a key without
 // stream events has no stream row.
 func TestStreamKeyRow(t *testing.T) {
-	snap := func(cutsCount bool, emit, estab, mid, resumed int64) dashboard.Snapshot {
-		watch := dashboard.Command{Name: "Watch", Group: "Feeds", ThreadPool: "Feeds",
-			CommandCounts: dashboard.CommandCounts{Emit: emit, EstablishTimeout: estab, MidStreamFailure: mid,
+	snap := func(cutsCount bool, emit, estab, mid, resumed int64) wire.Snapshot {
+		watch := wire.Command{Name: "Watch", Group: "Feeds", ThreadPool: "Feeds",
+			CommandCounts: wire.CommandCounts{Emit: emit, EstablishTimeout: estab, MidStreamFailure: mid,
 				StreamResumed: resumed, Failure: mid}}
 		watch.MetricsRollingStatisticalWindowInMilliseconds = 10000
 		watch.StreamCutsCountForHealth = cutsCount
-		plain := dashboard.Command{Name: "Plain", Group: "Feeds", ThreadPool: "Feeds",
-			CommandCounts: dashboard.CommandCounts{Success: 3}}
+		plain := wire.Command{Name: "Plain", Group: "Feeds", ThreadPool: "Feeds",
+			CommandCounts: wire.CommandCounts{Success: 3}}
 		plain.StreamCutsCountForHealth = true
-		return dashboard.Snapshot{Commands: []dashboard.Command{watch, plain}}
+		return wire.Snapshot{Commands: []wire.Command{watch, plain}}
 	}
 	a, b := snap(false, 40, 1, 2, 3), snap(false, 60, 0, 5, 1)
 	mux := http.NewServeMux()
 	mux.Handle("/hystrix/", dashboard.NewPageHandler())
-	mux.Handle("/a.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return a })))
-	mux.Handle("/b.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return b })))
+	mux.Handle("/a.stream", syntheticStream(func() wire.Snapshot { return a }, ""))
+	mux.Handle("/b.stream", syntheticStream(func() wire.Snapshot { return b }, ""))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
@@ -166,7 +177,7 @@ func TestStreamKeyRow(t *testing.T) {
 func TestHealthCircleScales(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/hystrix/", dashboard.NewPageHandler())
-	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return dashboard.Snapshot{} })))
+	mux.Handle("/hystrix.stream", syntheticStream(func() wire.Snapshot { return wire.Snapshot{} }, ""))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	tb := newTab(t, 800, 600)
@@ -201,10 +212,10 @@ func TestHealthCircleScales(t *testing.T) {
 // TestStreamLostAndReconnected stops the stream's server under the page and starts it
 // again on the same address.
 func TestStreamLostAndReconnected(t *testing.T) {
-	snap := host(100, 0, 100, 0, 0, 0, 0, 0, 0, dashboard.Percentiles{}, 1, false, 1, 2, 10, 2, 2)
+	snap := host(100, 0, 100, 0, 0, 0, 0, 0, 0, wire.Percentiles{}, 1, false, 1, 2, 10, 2, 2)
 	mux := http.NewServeMux()
 	mux.Handle("/hystrix/", dashboard.NewPageHandler())
-	mux.Handle("/hystrix.stream", dashboard.NewStreamHandler(dashboard.ProviderFunc(func() dashboard.Snapshot { return snap })))
+	mux.Handle("/hystrix.stream", syntheticStream(func() wire.Snapshot { return snap }, ""))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()

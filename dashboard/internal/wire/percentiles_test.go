@@ -1,4 +1,4 @@
-package dashboard
+package wire
 
 import (
 	"encoding/json"
@@ -52,13 +52,4 @@ func TestMissingPercentileKeysReadAsZero(t *testing.T) {
 	p := Percentiles{9, 9, 9, 9, 9, 9, 9, 9, 9}
 	require.NoError(t, json.Unmarshal([]byte(`{"99.5":4}`), &p))
 	assert.Equal(t, Percentiles{7: 4}, p)
-}
-
-func TestUtilizationPercent(t *testing.T) {
-	tests := []struct{ active, maximum, want int }{
-		{0, 10, 0}, {3, 10, 30}, {1, 3, 33}, {10, 10, 100}, {12, 10, 100}, {1, 0, 0}, {1, -1, 0},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, UtilizationPercent(tt.active, tt.maximum), "%d of %d", tt.active, tt.maximum)
-	}
 }

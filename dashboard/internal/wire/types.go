@@ -1,6 +1,6 @@
-package dashboard
+package wire
 
-// The "type" field of each object on the streams. The handlers stamp it, so a Provider
+// The "type" field of each object on the streams. The handlers stamp it, so a snapshot
 // may leave Type empty.
 const (
 	TypeCommand     = "HystrixCommand"

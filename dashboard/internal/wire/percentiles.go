@@ -1,4 +1,4 @@
-package dashboard
+package wire
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package dashboard
+package wire
 
 // Utilization is the one object per interval of /hystrix/utilization.stream, shaped like
 // Hystrix's HystrixUtilization: commands and thread pools keyed by name. Type is set by
@@ -23,13 +23,4 @@ type ThreadPoolUtilization struct {
 	CorePoolSize int `json:"corePoolSize"`
 	PoolSize     int `json:"poolSize"`
 	Utilization  int `json:"utilization"`
-}
-
-// UtilizationPercent returns active as a whole percentage of maximum (0 when maximum is
-// not positive), capped at 100.
-func UtilizationPercent(active, maximum int) int {
-	if maximum <= 0 {
-		return 0
-	}
-	return min(active*100/maximum, 100)
 }

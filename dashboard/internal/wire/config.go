@@ -1,4 +1,4 @@
-package dashboard
+package wire
 
 // Config is the one object per interval of /hystrix/config.stream, shaped like Hystrix's
 // HystrixConfig: every known command, thread pool and collapser keyed by name, each with
