@@ -88,8 +88,8 @@ func (h recordingHook) OnStart(ctx context.Context, i hooks.Info) (context.Conte
 	return context.WithValue(ctx, execKey{}, x), err
 }
 
-// recordingNotifier is a hooktest.RecordingNotifier whose MarkEvent also adds the event to its
-// execution.
+// recordingNotifier is a hooktest.RecordingNotifier whose MarkEvent also adds the event
+// to its execution.
 type recordingNotifier struct {
 	*hooktest.RecordingNotifier
 	r *Recorder
