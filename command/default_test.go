@@ -14,6 +14,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -49,7 +50,7 @@ func TestDefaultRuntimeIsTheDefaultRegistries(t *testing.T) {
 	rt.Close() // closing Default does nothing: it keeps working below
 
 	key := defaultKey(t)
-	rec := &hooks.RecordingHook{}
+	rec := &hooktest.RecordingHook{}
 	hooks.Default().SetExecutionHook(rec)
 	t.Cleanup(hooks.Default().Reset)
 	setDefault(t, key, "metrics.healthSnapshot.intervalInMilliseconds", "10")

@@ -13,6 +13,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -25,7 +26,7 @@ type env struct {
 	rt  *Runtime
 	clk *clock.Fake
 	src *config.MemorySource
-	rec *hooks.RecordingHook
+	rec *hooktest.RecordingHook
 	log *syncbuf.Buffer // what the runtime logged
 }
 
@@ -35,7 +36,7 @@ func newEnv(t *testing.T) *env {
 	src := config.NewMemorySource()
 	store := config.NewStore(src)
 	reg := hooks.NewRegistry()
-	rec := &hooks.RecordingHook{}
+	rec := &hooktest.RecordingHook{}
 	reg.SetExecutionHook(rec)
 	log := &syncbuf.Buffer{}
 	rt := NewRuntime(WithClock(clk), WithConfig(store), WithHooks(reg),

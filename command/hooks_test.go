@@ -11,12 +11,13 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // faultyHook fails (or panics in) one method, recording every call.
 type faultyHook struct {
-	*hooks.RecordingHook
+	*hooktest.RecordingHook
 	method string
 	panics bool
 }
@@ -141,7 +142,7 @@ func TestHookValues(t *testing.T) {
 }
 
 // eventsOnly is a recording notifier whose MarkCommandExecution can be left out.
-type eventsOnly struct{ *hooks.RecordingNotifier }
+type eventsOnly struct{ *hooktest.RecordingNotifier }
 
 func (eventsOnly) IgnoresExecutions() bool { return true }
 
@@ -149,17 +150,17 @@ func (eventsOnly) IgnoresExecutions() bool { return true }
 // MarkEvent and no MarkCommandExecution.
 func TestANotifierCanLeaveOutExecutions(t *testing.T) {
 	e := newEnv(t)
-	n := eventsOnly{&hooks.RecordingNotifier{}}
+	n := eventsOnly{&hooktest.RecordingNotifier{}}
 	e.rt.Hooks().SetEventNotifier(n)
 	_, err := New(e.setter("N"), value("v")).Execute(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, []hooks.Mark{{Event: metrics.Success, Key: "N"}}, n.Marks())
+	assert.Equal(t, []hooktest.Mark{{Event: metrics.Success, Key: "N"}}, n.Marks())
 	assert.Empty(t, n.Executions())
 }
 
 func TestEventNotifier(t *testing.T) {
 	e := newEnv(t)
-	var n hooks.RecordingNotifier
+	var n hooktest.RecordingNotifier
 	e.rt.Hooks().SetEventNotifier(&n)
 	_, err := New(e.setter("N"), e.sleeper(3*time.Millisecond, "x")).WithFallback(fallbackValue("fb")).
 		Execute(context.Background())
@@ -167,9 +168,9 @@ func TestEventNotifier(t *testing.T) {
 	_, err = New(e.setter("Open", "circuitBreaker.forceOpen", "true"), value("v")).
 		WithFallback(fallbackValue("fb")).Execute(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, []hooks.Mark{{Event: metrics.Success, Key: "N"}, {Event: metrics.ShortCircuited, Key: "Open"},
+	assert.Equal(t, []hooktest.Mark{{Event: metrics.Success, Key: "N"}, {Event: metrics.ShortCircuited, Key: "Open"},
 		{Event: metrics.FallbackSuccess, Key: "Open"}}, n.Marks())
-	assert.Equal(t, []hooks.Execution{{Key: "N", Isolation: config.Semaphore, Duration: 3 * time.Millisecond,
+	assert.Equal(t, []hooktest.Execution{{Key: "N", Isolation: config.Semaphore, Duration: 3 * time.Millisecond,
 		Events: ev(metrics.Success)}}, n.Executions(), "only executions that ran")
 	e.assertIdle("N")
 	e.assertIdle("Open")
@@ -178,7 +179,7 @@ func TestEventNotifier(t *testing.T) {
 // spanHook puts a value into the context in OnStart, as a tracing hook puts its span,
 // and checks that every later call of the execution sees it and the caller's values.
 type spanHook struct {
-	*hooks.RecordingHook
+	*hooktest.RecordingHook
 }
 
 type hookCtxKey string

@@ -13,6 +13,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -22,13 +23,13 @@ type throttleEnv struct {
 	t   *testing.T
 	rt  *Runtime
 	clk *clock.Fake
-	n   *hooks.RecordingNotifier
+	n   *hooktest.RecordingNotifier
 }
 
 func newThrottleEnv(t *testing.T) *throttleEnv {
 	clk := clock.NewFake(epoch)
 	reg := hooks.NewRegistry()
-	n := &hooks.RecordingNotifier{}
+	n := &hooktest.RecordingNotifier{}
 	reg.SetEventNotifier(n)
 	rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore(config.DefaultSource())), WithHooks(reg),
 		WithRandom(func() uint64 { return 0 }))
@@ -91,7 +92,7 @@ func TestThrottleRefusesAsTheDependencyStopsAccepting(t *testing.T) {
 	re := runtimeErr(t, err, Throttled)
 	assert.ErrorIs(t, err, ErrThrottled)
 	assert.Equal(t, "Thr was throttled and no fallback available", re.Error())
-	assert.Equal(t, []hooks.Mark{{Event: metrics.Throttled, Key: "Thr"}, {Event: metrics.FallbackMissing, Key: "Thr"}}, e.n.Marks()[before:])
+	assert.Equal(t, []hooktest.Mark{{Event: metrics.Throttled, Key: "Thr"}, {Event: metrics.FallbackMissing, Key: "Thr"}}, e.n.Marks()[before:])
 
 	assert.Equal(t, []int64{2, 4, 0}, cumulativeCounts(e.rt, e.clk, "Thr", metrics.Throttled, metrics.Failure, metrics.Success))
 	assert.Equal(t, int64(4), e.rt.Metrics().Command("Thr").LiveHealthCounts().TotalRequests, "THROTTLED is neutral to health")

@@ -81,11 +81,11 @@ func publishTraffic(t *testing.T, tr *traffic) {
 	m.Command("ListUsers")
 	run := func(n int, latency time.Duration, events ...metrics.EventType) {
 		for range n {
-			res := metrics.ExecutionResult{}.WithExecuted(true).
-				WithExecutionLatency(latency).WithTotalLatency(latency + time.Millisecond)
+			var counts metrics.EventCounts
 			for _, e := range events {
-				res = res.WithEvent(e)
+				counts = counts.Add(e, 1)
 			}
+			res := metrics.NewExecutionResult(counts, true, true, latency, latency+time.Millisecond)
 			cmd.MarkStart()
 			pool.MarkStart()
 			cmd.MarkComplete(res)

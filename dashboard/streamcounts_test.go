@@ -24,10 +24,11 @@ func TestStreamEventsAreExtraFields(t *testing.T) {
 		{metrics.Emit, metrics.StreamIdleTimeout, metrics.StreamMidFailure, metrics.FallbackMissing},
 		{metrics.StreamEstablishTimeout, metrics.FallbackMissing},
 	} {
-		res := metrics.ExecutionResult{}.WithExecuted(true)
+		var counts metrics.EventCounts
 		for _, e := range events {
-			res = res.WithEvent(e)
+			counts = counts.Add(e, 1)
 		}
+		res := metrics.NewExecutionResult(counts, true, true, 0, 0)
 		m.MarkStart()
 		m.MarkComplete(res)
 	}

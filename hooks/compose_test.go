@@ -1,4 +1,4 @@
-package hooks
+package hooks_test
 
 import (
 	"context"
@@ -9,45 +9,47 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 func TestComposeLeavesOutNoopHooks(t *testing.T) {
-	assert.Equal(t, NoopHook{}, Compose())
-	assert.Equal(t, NoopHook{}, Compose(NoopHook{}, &NoopHook{}, nil))
-	rec := &RecordingHook{}
-	assert.Same(t, rec, Compose(NoopHook{}, rec, nil), "one real hook is returned as it is")
-	assert.False(t, IsNoop(Compose(rec, &RecordingHook{})))
+	assert.Equal(t, hooks.NoopHook{}, hooks.Compose())
+	assert.Equal(t, hooks.NoopHook{}, hooks.Compose(hooks.NoopHook{}, &hooks.NoopHook{}, nil))
+	rec := &hooktest.RecordingHook{}
+	assert.Same(t, rec, hooks.Compose(hooks.NoopHook{}, rec, nil), "one real hook is returned as it is")
+	assert.False(t, hooks.IsNoop(hooks.Compose(rec, &hooktest.RecordingHook{})))
 
-	assert.Equal(t, NoopNotifier{}, ComposeNotifiers(NoopNotifier{}, nil))
-	n := &RecordingNotifier{}
-	assert.Same(t, n, ComposeNotifiers(n, &NoopNotifier{}))
+	assert.Equal(t, hooks.NoopNotifier{}, hooks.ComposeNotifiers(hooks.NoopNotifier{}, nil))
+	n := &hooktest.RecordingNotifier{}
+	assert.Same(t, n, hooks.ComposeNotifiers(n, &hooks.NoopNotifier{}))
 }
 
 // tagging is a hook whose OnStart adds its tag to the context and records the tags it saw.
 type tagging struct {
-	*RecordingHook
+	*hooktest.RecordingHook
 	tag string
 }
 
 type tagKey struct{}
 
-func (h tagging) OnStart(ctx context.Context, i Info) (context.Context, error) {
+func (h tagging) OnStart(ctx context.Context, i hooks.Info) (context.Context, error) {
 	_, _ = h.RecordingHook.OnStart(ctx, i)
 	prev, _ := ctx.Value(tagKey{}).(string)
 	return context.WithValue(ctx, tagKey{}, prev+h.tag), nil
 }
 
 func TestComposeCallsEveryHookInOrderAndThreadsTheContext(t *testing.T) {
-	a, b := tagging{&RecordingHook{}, "a"}, tagging{&RecordingHook{}, "b"}
-	h := Compose(a, b)
-	info := Info{CommandKey: "K"}
+	a, b := tagging{&hooktest.RecordingHook{}, "a"}, tagging{&hooktest.RecordingHook{}, "b"}
+	h := hooks.Compose(a, b)
+	info := hooks.Info{CommandKey: "K"}
 	boom := errors.New("boom")
-	for _, err := range callAll(context.WithValue(t.Context(), ctxKey{}, "caller"), h, info, 7, boom) {
+	for _, err := range hooktest.CallAll(context.WithValue(t.Context(), ctxKey{}, "caller"), h, info, 7, boom) {
 		require.NoError(t, err)
 	}
-	for _, r := range []*RecordingHook{a.RecordingHook, b.RecordingHook} {
-		assert.Equal(t, referenceOrder, r.Names())
+	for _, r := range []*hooktest.RecordingHook{a.RecordingHook, b.RecordingHook} {
+		assert.Equal(t, hooktest.ReferenceOrder, r.Names())
 		for _, c := range r.Calls() {
 			assert.Equal(t, "caller", c.Ctx.Value(ctxKey{}), c.Method)
 		}
@@ -62,12 +64,12 @@ func TestComposeCallsEveryHookInOrderAndThreadsTheContext(t *testing.T) {
 
 // failingStartWith fails OnStart with err, or panics with it when panics is set.
 type failingStartWith struct {
-	*RecordingHook
+	*hooktest.RecordingHook
 	err    error
 	panics bool
 }
 
-func (f failingStartWith) OnStart(ctx context.Context, i Info) (context.Context, error) {
+func (f failingStartWith) OnStart(ctx context.Context, i hooks.Info) (context.Context, error) {
 	_, _ = f.RecordingHook.OnStart(ctx, i)
 	if f.panics {
 		panic(f.err)
@@ -78,15 +80,15 @@ func (f failingStartWith) OnStart(ctx context.Context, i Info) (context.Context,
 func TestComposeUnwindsTheStartedHooksWhenOnStartFails(t *testing.T) {
 	refused := errors.New("refused")
 	for _, panics := range []bool{false, true} {
-		first, second, last := tagging{&RecordingHook{}, "a"}, tagging{&RecordingHook{}, "b"}, &RecordingHook{}
-		h := Compose(first, second, failingStartWith{&RecordingHook{}, refused, panics}, last)
+		first, second, last := tagging{&hooktest.RecordingHook{}, "a"}, tagging{&hooktest.RecordingHook{}, "b"}, &hooktest.RecordingHook{}
+		h := hooks.Compose(first, second, failingStartWith{&hooktest.RecordingHook{}, refused, panics}, last)
 		start := func() (err error) {
 			defer func() {
 				if p := recover(); p != nil {
 					err = p.(error)
 				}
 			}()
-			_, err = h.OnStart(t.Context(), Info{CommandKey: "K"})
+			_, err = h.OnStart(t.Context(), hooks.Info{CommandKey: "K"})
 			return err
 		}
 		assert.ErrorIs(t, start(), refused, "panics: %v", panics)
@@ -101,41 +103,41 @@ func TestComposeUnwindsTheStartedHooksWhenOnStartFails(t *testing.T) {
 }
 
 // failingExecStart fails OnExecutionStart.
-type failingExecStart struct{ *RecordingHook }
+type failingExecStart struct{ *hooktest.RecordingHook }
 
-func (f failingExecStart) OnExecutionStart(ctx context.Context, i Info) error {
+func (f failingExecStart) OnExecutionStart(ctx context.Context, i hooks.Info) error {
 	_ = f.RecordingHook.OnExecutionStart(ctx, i)
 	return errors.New("no")
 }
 
 func TestComposeExecutionStartStopsAtTheFirstError(t *testing.T) {
-	after := &RecordingHook{}
-	h := Compose(failingExecStart{&RecordingHook{}}, after)
-	require.EqualError(t, h.OnExecutionStart(t.Context(), Info{}), "no")
+	after := &hooktest.RecordingHook{}
+	h := hooks.Compose(failingExecStart{&hooktest.RecordingHook{}}, after)
+	require.EqualError(t, h.OnExecutionStart(t.Context(), hooks.Info{}), "no")
 	assert.Empty(t, after.Names())
-	require.NoError(t, h.OnThreadStart(t.Context(), Info{}))
+	require.NoError(t, h.OnThreadStart(t.Context(), hooks.Info{}))
 	assert.Equal(t, []string{"OnThreadStart"}, after.Names())
 }
 
-type panickingSuccess struct{ NoopHook }
+type panickingSuccess struct{ hooks.NoopHook }
 
-func (panickingSuccess) OnSuccess(context.Context, Info) { panic("first") }
+func (panickingSuccess) OnSuccess(context.Context, hooks.Info) { panic("first") }
 
-type panickingNotifier struct{ NoopNotifier }
+type panickingNotifier struct{ hooks.NoopNotifier }
 
 func (panickingNotifier) MarkEvent(context.Context, metrics.EventType, string) { panic("first") }
 
 func TestComposeCallsEveryHookEvenIfOnePanics(t *testing.T) {
-	rec := &RecordingHook{}
-	h := Compose(panickingSuccess{}, rec, panickingSuccess{})
-	assert.PanicsWithValue(t, "first", func() { h.OnSuccess(t.Context(), Info{}) })
+	rec := &hooktest.RecordingHook{}
+	h := hooks.Compose(panickingSuccess{}, rec, panickingSuccess{})
+	assert.PanicsWithValue(t, "first", func() { h.OnSuccess(t.Context(), hooks.Info{}) })
 	assert.Equal(t, []string{"OnSuccess"}, rec.Names())
 
-	n := &RecordingNotifier{}
-	c := ComposeNotifiers(panickingNotifier{}, n)
+	n := &hooktest.RecordingNotifier{}
+	c := hooks.ComposeNotifiers(panickingNotifier{}, n)
 	assert.PanicsWithValue(t, "first", func() { c.MarkEvent(t.Context(), metrics.Failure, "K") })
 	c.MarkCommandExecution(t.Context(), "K", config.Semaphore, 0, []metrics.EventType{metrics.Success})
-	assert.Equal(t, []Mark{{Event: metrics.Failure, Key: "K"}}, n.Marks())
+	assert.Equal(t, []hooktest.Mark{{Event: metrics.Failure, Key: "K"}}, n.Marks())
 	require.Len(t, n.Executions(), 1)
 	assert.Equal(t, "K", n.Executions()[0].Key)
 }

@@ -36,6 +36,6 @@
 // A Registry holds one hook and one notifier; Compose and ComposeNotifiers fan out to
 // several, so a tracing plugin (contrib/hystrixotel) can run next to your own.
 //
-// RecordingHook and RecordingNotifier record calls in order and are meant for tests that
-// check the sequence.
+// To check in a test which hooks your commands call, in order, use hystrixtest: its
+// Recorder's ExpectHooks and HookCalls.
 package hooks

@@ -1,4 +1,4 @@
-package hooks
+package hooks_test
 
 import (
 	"testing"

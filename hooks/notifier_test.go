@@ -1,4 +1,4 @@
-package hooks
+package hooks_test
 
 import (
 	"sync"
@@ -10,34 +10,36 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 func TestRegistryNotifierReplaceAndReset(t *testing.T) {
-	r := NewRegistry()
-	assert.True(t, IsNoopNotifier(r.EventNotifier()))
+	r := hooks.NewRegistry()
+	assert.True(t, hooks.IsNoopNotifier(r.EventNotifier()))
 
-	rec := &RecordingNotifier{}
+	rec := &hooktest.RecordingNotifier{}
 	r.SetEventNotifier(rec)
 	assert.Same(t, rec, r.EventNotifier())
-	assert.False(t, IsNoopNotifier(r.EventNotifier()))
+	assert.False(t, hooks.IsNoopNotifier(r.EventNotifier()))
 
 	r.SetEventNotifier(nil)
-	assert.True(t, IsNoopNotifier(r.EventNotifier()))
+	assert.True(t, hooks.IsNoopNotifier(r.EventNotifier()))
 
 	r.SetEventNotifier(rec)
-	r.SetExecutionHook(&RecordingHook{})
+	r.SetExecutionHook(&hooktest.RecordingHook{})
 	r.Reset()
-	assert.True(t, IsNoopNotifier(r.EventNotifier()))
-	assert.True(t, IsNoop(r.ExecutionHook()))
+	assert.True(t, hooks.IsNoopNotifier(r.EventNotifier()))
+	assert.True(t, hooks.IsNoop(r.ExecutionHook()))
 }
 
 func TestIsNoopNotifier(t *testing.T) {
-	type embeds struct{ NoopNotifier }
-	assert.True(t, IsNoopNotifier(NoopNotifier{}))
-	assert.True(t, IsNoopNotifier(&NoopNotifier{}))
-	assert.False(t, IsNoopNotifier(embeds{}))
-	assert.False(t, IsNoopNotifier(&RecordingNotifier{}))
+	type embeds struct{ hooks.NoopNotifier }
+	assert.True(t, hooks.IsNoopNotifier(hooks.NoopNotifier{}))
+	assert.True(t, hooks.IsNoopNotifier(&hooks.NoopNotifier{}))
+	assert.False(t, hooks.IsNoopNotifier(embeds{}))
+	assert.False(t, hooks.IsNoopNotifier(&hooktest.RecordingNotifier{}))
 }
 
 // TestNoopNotifierCostsNothing: the no-op notifier, called through the interface as
@@ -45,28 +47,12 @@ func TestIsNoopNotifier(t *testing.T) {
 func TestNoopNotifierCostsNothing(t *testing.T) {
 	ctx := t.Context()
 	events := []metrics.EventType{metrics.Success}
-	for _, n := range []EventNotifier{NoopNotifier{}, &NoopNotifier{}} {
+	for _, n := range []hooks.EventNotifier{hooks.NoopNotifier{}, &hooks.NoopNotifier{}} {
 		assert.Zero(t, testing.AllocsPerRun(100, func() {
 			n.MarkEvent(ctx, metrics.Success, "k")
 			n.MarkCommandExecution(ctx, "k", config.Semaphore, time.Millisecond, events)
 		}))
 	}
-}
-
-func TestRecordingNotifierRecordsCopies(t *testing.T) {
-	rec := &RecordingNotifier{}
-	rec.MarkEvent(t.Context(), metrics.Failure, "Cmd")
-	rec.MarkEvent(t.Context(), metrics.FallbackSuccess, "Cmd")
-	events := []metrics.EventType{metrics.Failure, metrics.FallbackSuccess}
-	rec.MarkCommandExecution(t.Context(), "Cmd", config.Thread, 3*time.Millisecond, events)
-	events[0] = metrics.Timeout // the caller may reuse its slice
-
-	assert.Equal(t, []Mark{{metrics.Failure, "Cmd"}, {metrics.FallbackSuccess, "Cmd"}}, rec.Marks())
-	require.Len(t, rec.Executions(), 1)
-	assert.Equal(t, Execution{
-		Key: "Cmd", Isolation: config.Thread, Duration: 3 * time.Millisecond,
-		Events: []metrics.EventType{metrics.Failure, metrics.FallbackSuccess},
-	}, rec.Executions()[0])
 }
 
 // TestRegistryNotifierConcurrentReplace: readers racing with replacements get either
@@ -75,15 +61,15 @@ func TestRecordingNotifierRecordsCopies(t *testing.T) {
 // until the replacements end, so a reader descheduled for a while cannot run out of reads
 // before the race begins; the recorder got exactly the marks of the reads that saw it.
 func TestRegistryNotifierConcurrentReplace(t *testing.T) {
-	r := NewRegistry()
-	rec := &RecordingNotifier{}
+	r := hooks.NewRegistry()
+	rec := &hooktest.RecordingNotifier{}
 	var sawNoop, sawRec atomic.Int64
 	var replaced atomic.Bool
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
 			for !replaced.Load() {
-				if n := r.EventNotifier(); IsNoopNotifier(n) {
+				if n := r.EventNotifier(); hooks.IsNoopNotifier(n) {
 					sawNoop.Add(1)
 				} else {
 					sawRec.Add(1)
@@ -106,44 +92,44 @@ func TestRegistryNotifierConcurrentReplace(t *testing.T) {
 	marks := rec.Marks()
 	assert.Len(t, marks, int(sawRec.Load()), "one mark per read that got the recorder")
 	for _, m := range marks {
-		assert.Equal(t, Mark{metrics.Success, "k"}, m)
+		assert.Equal(t, hooktest.Mark{Event: metrics.Success, Key: "k"}, m)
 	}
 }
 
 func TestRegistryNotifierReadDoesNotAllocate(t *testing.T) {
-	r := NewRegistry()
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = IsNoopNotifier(r.EventNotifier()) }))
-	r.SetEventNotifier(&RecordingNotifier{})
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = IsNoopNotifier(r.EventNotifier()) }))
+	r := hooks.NewRegistry()
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = hooks.IsNoopNotifier(r.EventNotifier()) }))
+	r.SetEventNotifier(&hooktest.RecordingNotifier{})
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = hooks.IsNoopNotifier(r.EventNotifier()) }))
 }
 
 // deaf is a notifier that says whether its MarkCommandExecution can be left out.
 type deaf struct {
-	NoopNotifier
+	hooks.NoopNotifier
 	ignores bool
 }
 
 func (d deaf) IgnoresExecutions() bool { return d.ignores }
 
 // panicking is a notifier whose IgnoresExecutions panics.
-type panicking struct{ NoopNotifier }
+type panicking struct{ hooks.NoopNotifier }
 
 func (panicking) IgnoresExecutions() bool { panic("boom") }
 
 func TestIgnoresExecutions(t *testing.T) {
 	cases := []struct {
 		name string
-		n    EventNotifier
+		n    hooks.EventNotifier
 		want bool
 	}{
-		{"a notifier that says nothing", &RecordingNotifier{}, false},
+		{"a notifier that says nothing", &hooktest.RecordingNotifier{}, false},
 		{"a notifier that says it can", deaf{ignores: true}, true},
 		{"a notifier that says it cannot", deaf{ignores: false}, false},
-		{"notifiers that all say it can", ComposeNotifiers(deaf{ignores: true}, deaf{ignores: true}), true},
-		{"notifiers of which one needs it", ComposeNotifiers(deaf{ignores: true}, &RecordingNotifier{}), false},
+		{"notifiers that all say it can", hooks.ComposeNotifiers(deaf{ignores: true}, deaf{ignores: true}), true},
+		{"notifiers of which one needs it", hooks.ComposeNotifiers(deaf{ignores: true}, &hooktest.RecordingNotifier{}), false},
 		{"a notifier whose answer panics: it is called", panicking{}, false},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, IgnoresExecutions(tc.n)) })
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, hooks.IgnoresExecutions(tc.n)) })
 	}
 }

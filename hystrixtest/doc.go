@@ -35,8 +35,8 @@
 //	clock.Fake ─▶ timers fire inside Advance: timeouts, breaker sleep windows, metrics rolls
 //	AdvanceUntilQuiet ─▶ past the bucket in progress ─▶ metrics.Registry.Flush ─▶ counts
 //
-//	hooks.RecordingHook (every hook call) + hooks.RecordingNotifier (every event) +
-//	breaker transitions ─▶ Recorder: Executions, Runs, Transitions, Expect*
+//	every hook call + every event the notifier is told of + breaker transitions
+//	  ─▶ Recorder: Executions, Runs, HookCalls, Transitions, Expect*
 //
 // # Time
 //

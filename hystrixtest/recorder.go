@@ -12,6 +12,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/cache"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -43,14 +44,13 @@ func (r Run) String() string {
 	return s
 }
 
-// Recorder records what the commands of a kit's Runtime do: every hook call
-// (hooks.RecordingHook), every event and finished execution the event notifier is told of
-// (hooks.RecordingNotifier), each execution's events gathered together, and the state
-// changes of the breakers. It is safe for concurrent use.
+// Recorder records what the commands of a kit's Runtime do: every hook call, every event
+// and finished execution the event notifier is told of, each execution's events gathered
+// together, and the state changes of the breakers. It is safe for concurrent use.
 type Recorder struct {
 	k        *Kit
-	hook     *hooks.RecordingHook
-	notifier *hooks.RecordingNotifier
+	hook     *hooktest.RecordingHook
+	notifier *hooktest.RecordingNotifier
 	stop     func() // ends the breaker subscription
 
 	mu          sync.Mutex
@@ -64,7 +64,7 @@ type Recorder struct {
 type execKey struct{}
 
 func newRecorder(k *Kit) *Recorder {
-	r := &Recorder{k: k, hook: &hooks.RecordingHook{}, notifier: &hooks.RecordingNotifier{}, changed: make(chan struct{})}
+	r := &Recorder{k: k, hook: &hooktest.RecordingHook{}, notifier: &hooktest.RecordingNotifier{}, changed: make(chan struct{})}
 	reg := k.rt.Hooks()
 	reg.SetExecutionHook(hooks.Compose(reg.ExecutionHook(), recordingHook{r.hook, r}))
 	reg.SetEventNotifier(hooks.ComposeNotifiers(reg.EventNotifier(), recordingNotifier{r.notifier, r}))
@@ -72,9 +72,9 @@ func newRecorder(k *Kit) *Recorder {
 	return r
 }
 
-// recordingHook is hooks.RecordingHook whose OnStart also starts an Execution.
+// recordingHook is a hooktest.RecordingHook whose OnStart also starts an Execution.
 type recordingHook struct {
-	*hooks.RecordingHook
+	*hooktest.RecordingHook
 	r *Recorder
 }
 
@@ -88,10 +88,10 @@ func (h recordingHook) OnStart(ctx context.Context, i hooks.Info) (context.Conte
 	return context.WithValue(ctx, execKey{}, x), err
 }
 
-// recordingNotifier is hooks.RecordingNotifier whose MarkEvent also adds the event to its
-// execution.
+// recordingNotifier is a hooktest.RecordingNotifier whose MarkEvent also adds the event
+// to its execution.
 type recordingNotifier struct {
-	*hooks.RecordingNotifier
+	*hooktest.RecordingNotifier
 	r *Recorder
 }
 
@@ -127,11 +127,17 @@ func (r *Recorder) transition(t breaker.Transition) {
 
 func (r *Recorder) close() { r.stop() }
 
-// Hooks returns the hook calls of every execution, in order.
-func (r *Recorder) Hooks() *hooks.RecordingHook { return r.hook }
-
-// Notifier returns the event notifier calls of every execution, in order.
-func (r *Recorder) Notifier() *hooks.RecordingNotifier { return r.notifier }
+// HookCalls returns the names of the hook methods called for command key ("" for every
+// key), in order: "OnStart", "OnExecutionStart", ... ExpectHooks checks them.
+func (r *Recorder) HookCalls(key string) []string {
+	var out []string
+	for _, c := range r.hook.Calls() {
+		if key == "" || c.Info.CommandKey == key {
+			out = append(out, c.Method)
+		}
+	}
+	return out
+}
 
 // Executions returns the executions of command key ("" for every key) in the order they
 // started.
@@ -188,17 +194,11 @@ func (r *Recorder) ExpectRuns(t testing.TB, key string, want ...string) bool {
 	return expect(t, key+": runs of executions", got, want)
 }
 
-// ExpectHooks checks the hook calls of key's executions against want, method names in
-// order ("OnStart", "OnExecutionStart", ...).
+// ExpectHooks checks the hook calls of key's executions ("" for every key) against want,
+// method names in order ("OnStart", "OnExecutionStart", ...).
 func (r *Recorder) ExpectHooks(t testing.TB, key string, want ...string) bool {
 	t.Helper()
-	var got []string
-	for _, c := range r.hook.Calls() {
-		if c.Info.CommandKey == key {
-			got = append(got, c.Method)
-		}
-	}
-	return expect(t, key+": hook calls", got, want)
+	return expect(t, key+": hook calls", r.HookCalls(key), want)
 }
 
 // ExpectTransitions waits until key's breaker has delivered as many transitions as want

@@ -16,6 +16,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/hystrixtest"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -83,8 +84,9 @@ func TestExpectHooksOfASuccess(t *testing.T) {
 	k.Recorder().ExpectHooks(t, "GetUser", "OnStart", "OnExecutionStart", "OnExecutionEmit", "OnEmit", "OnExecutionSuccess", "OnSuccess")
 	spy := &spyT{TB: t}
 	assert.False(t, k.Recorder().ExpectHooks(spy, "GetUser", "OnStart"))
-	require.Len(t, k.Recorder().Notifier().Executions(), 1)
-	assert.Equal(t, []metrics.EventType{metrics.Success}, k.Recorder().Notifier().Executions()[0].Events)
+	assert.Empty(t, k.Recorder().HookCalls("Other"), "the calls of another key")
+	require.Len(t, k.Recorder().NotifiedExecutions(), 1)
+	assert.Equal(t, []metrics.EventType{metrics.Success}, k.Recorder().NotifiedExecutions()[0].Events)
 }
 
 func TestCacheHitShowsTheEventsOfTheExecutionItReplaysAsTheRequestLogDoes(t *testing.T) {
@@ -121,13 +123,13 @@ func TestCacheHitWithoutRequestLogIsAnExecutionOfItsOwn(t *testing.T) {
 
 func TestRecorderKeepsTheHooksAlreadyThere(t *testing.T) {
 	reg := hooks.NewRegistry()
-	var mine hooks.RecordingHook
+	var mine hooktest.RecordingHook
 	reg.SetExecutionHook(&mine)
 	k := newKit(t, command.WithHooks(reg))
 	kind := define(t, k, "GetUser", semaphore)
 	_, err := kind.New(hystrixtest.NewDependency(k, "Ada", hystrixtest.OK()).Run).Execute(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, mine.Names(), k.Recorder().Hooks().Names())
+	assert.Equal(t, mine.Names(), k.Recorder().HookCalls(""))
 	assert.Contains(t, mine.Names(), "OnSuccess")
 }
 

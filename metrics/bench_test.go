@@ -10,8 +10,8 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 )
 
-var benchResult = result(Success).WithExecuted(false).
-	WithExecutionLatency(3 * time.Millisecond).WithTotalLatency(4 * time.Millisecond)
+var benchResult = result(Success).withExecuted(false).
+	withExecutionLatency(3 * time.Millisecond).WithTotalLatency(4 * time.Millisecond)
 
 // BenchmarkMarkComplete measures what a command pays for metrics, flat out on one key
 // from G goroutines: ns/op is wall time per completion over all of them. "executed" is

@@ -83,7 +83,8 @@ func (m *CommandMetrics) Key() string { return m.s.key }
 
 // MarkStart records that run is starting: the live concurrency grows by one and the
 // rolling maximum sees the new value. Call it exactly for the executions whose result
-// will carry WithExecuted, so that MarkComplete ends what MarkStart began.
+// says run executed (NewExecutionResult's executed), so that MarkComplete ends what
+// MarkStart began.
 func (m *CommandMetrics) MarkStart() { m.s.markStart() }
 
 // TryMarkStart is MarkStart under a limit, the execution semaphore of SEMAPHORE

@@ -10,12 +10,12 @@ import (
 func TestRollingAndCumulativeCounts(t *testing.T) {
 	e := newEnv(t)
 	m := e.r.Command("K")
-	m.MarkComplete(result(Emit, Emit, Emit, Success).WithEventCount(Emit, 2))
+	m.MarkComplete(result(Emit, Emit, Emit, Success).withEventCount(Emit, 2))
 	m.MarkComplete(result(Failure, FallbackEmit, FallbackFailure))
 	m.MarkComplete(result(BadRequest))
 	m.MarkComplete(result(ShortCircuited, FallbackMissing))
 	m.MarkComplete(result(ResponseFromCache, Success))
-	m.MarkComplete(result(Success).WithEventCount(Collapsed, 7))
+	m.MarkComplete(result(Success).withEventCount(Collapsed, 7))
 	e.advance(900 * time.Millisecond)
 	assert.Zero(t, m.RollingCount(Success), "the 1s bucket in progress does not count")
 	e.advance(100 * time.Millisecond)
@@ -47,16 +47,16 @@ func TestConcurrency(t *testing.T) {
 		m.MarkStart()
 	}
 	assert.Equal(t, int64(3), m.CurrentConcurrency(), "live, no flush needed")
-	m.MarkComplete(result(Success).WithExecuted(false))
+	m.MarkComplete(result(Success).withExecuted(false))
 	m.MarkComplete(result(ShortCircuited, FallbackSuccess)) // never started: no change
 	assert.Equal(t, int64(2), m.CurrentConcurrency())
 	m.MarkStart()
 	e.advance(time.Second)
 	assert.Equal(t, int64(3), m.RollingMaxConcurrency())
 	assert.Equal(t, int64(3), m.RollingCount(CommandMaxActive))
-	m.MarkComplete(result(Success).WithExecuted(false))
-	m.MarkComplete(result(Success).WithExecuted(false))
-	m.MarkComplete(result(Success).WithExecuted(false))
+	m.MarkComplete(result(Success).withExecuted(false))
+	m.MarkComplete(result(Success).withExecuted(false))
+	m.MarkComplete(result(Success).withExecuted(false))
 	assert.Zero(t, m.CurrentConcurrency())
 	// the concurrency at each tick counts too: 3 was still live at the 1s boundary
 	e.advance(10 * time.Second)
@@ -77,19 +77,19 @@ func TestTryMarkStart(t *testing.T) {
 	assert.Equal(t, int64(2), m.CurrentConcurrency())
 	m.MarkStart() // another isolation's execution counts against the limit too
 	assert.False(t, m.TryMarkStart(3))
-	m.MarkComplete(result(Success).WithExecuted(false))
+	m.MarkComplete(result(Success).withExecuted(false))
 	assert.True(t, m.TryMarkStart(3), "a limit raised meanwhile, or a permit back")
 	assert.Equal(t, int64(3), m.CurrentConcurrency())
 
 	m.MarkEnd()
-	m.MarkComplete(result(Success).WithExecuted(false).WithEndMarked())
+	m.MarkComplete(result(Success).withExecuted(false).WithEndMarked())
 	m.MarkEnd()
 	m.MarkComplete(result(SemaphoreRejected, FallbackSuccess).WithEndMarked()) // refused inside: never ran
 	assert.Equal(t, int64(1), m.CurrentConcurrency())
 	e.advance(time.Second)
 	assert.Equal(t, int64(3), m.RollingMaxConcurrency())
 	m.MarkEnd()
-	m.MarkComplete(result(Success).WithExecuted(false).WithEndMarked())
+	m.MarkComplete(result(Success).withExecuted(false).WithEndMarked())
 	assert.Zero(t, m.CurrentConcurrency())
 }
 
@@ -101,8 +101,8 @@ func TestThreadPoolMetrics(t *testing.T) {
 	p.MarkStart()
 	p.MarkStart()
 	assert.Equal(t, int64(2), p.CurrentActive())
-	p.MarkComplete(result(Success).WithExecuted(true))
-	p.MarkComplete(result(Timeout, FallbackSuccess).WithExecuted(true))
+	p.MarkComplete(result(Success).withExecuted(true))
+	p.MarkComplete(result(Timeout, FallbackSuccess).withExecuted(true))
 	p.MarkComplete(result(ThreadPoolRejected, FallbackSuccess))
 	p.MarkComplete(result(ShortCircuited, FallbackSuccess)) // neither
 	assert.Zero(t, p.CurrentActive())

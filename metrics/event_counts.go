@@ -86,19 +86,6 @@ func (c EventCounts) Contains(e EventType) bool {
 	return int(e) < NumEventTypes && c.set&(1<<e) != 0
 }
 
-// ContainsAny reports whether any of the given types is in the set.
-func (c EventCounts) ContainsAny(types ...EventType) bool {
-	for _, e := range types {
-		if c.Contains(e) {
-			return true
-		}
-	}
-	return false
-}
-
-// IsEmpty reports whether the set holds no event.
-func (c EventCounts) IsEmpty() bool { return c.set == 0 }
-
 // Events returns the types in the set in Hystrix order, each once (for logs; it allocates).
 func (c EventCounts) Events() []EventType {
 	var out []EventType

@@ -254,13 +254,6 @@ func (e ThreadPoolEventType) String() string {
 	return "UNKNOWN"
 }
 
-// ThreadPoolEventFrom maps a command event to its thread-pool event, as Hystrix does:
-// SUCCESS, FAILURE, TIMEOUT, BAD_REQUEST -> EXECUTED; THREAD_POOL_REJECTED -> REJECTED.
-func ThreadPoolEventFrom(e EventType) (ThreadPoolEventType, bool) {
-	i := e.info()
-	return i.pool, i.inPool
-}
-
 // CollapserEventType is an event of a request collapser (Hystrix's
 // HystrixEventType.Collapser).
 type CollapserEventType uint8

@@ -14,13 +14,13 @@ import (
 // mix is the completions the exactness tests publish, in turn: every health class, a
 // counted type and a latency.
 var mix = []ExecutionResult{
-	result(Success).WithExecuted(false).WithExecutionLatency(time.Millisecond).WithTotalLatency(2 * time.Millisecond),
-	result(Failure, FallbackSuccess).WithExecuted(false).WithExecutionLatency(3 * time.Millisecond),
-	result(Timeout, FallbackMissing).WithExecuted(false).WithExecutionLatency(time.Second),
+	result(Success).withExecuted(false).withExecutionLatency(time.Millisecond).WithTotalLatency(2 * time.Millisecond),
+	result(Failure, FallbackSuccess).withExecuted(false).withExecutionLatency(3 * time.Millisecond),
+	result(Timeout, FallbackMissing).withExecuted(false).withExecutionLatency(time.Second),
 	result(ShortCircuited, FallbackSuccess),
 	result(SemaphoreRejected, FallbackFailure),
 	result(BadRequest),
-	result(Emit, Success).WithEventCount(Emit, 2).WithExecuted(false),
+	result(Emit, Success).withEventCount(Emit, 2).withExecuted(false),
 	result(ResponseFromCache),
 }
 
@@ -35,7 +35,7 @@ func want(n int) (counts map[EventType]int64, health HealthCounts) {
 				counts[ExceptionThrown]++
 			}
 		}
-		health = health.Plus(r.events)
+		health = health.plus(r.events)
 	}
 	return counts, health
 }

@@ -16,9 +16,8 @@ func ExampleRegistry() {
 
 	m := reg.Command("GetUser")
 	m.MarkStart()
-	m.MarkComplete(metrics.ExecutionResult{}.
-		WithEvent(metrics.Failure).WithEvent(metrics.FallbackSuccess).
-		WithExecuted(false).WithExecutionLatency(12 * time.Millisecond))
+	failed := metrics.EventCounts{}.Add(metrics.Failure, 1).Add(metrics.FallbackSuccess, 1)
+	m.MarkComplete(metrics.NewExecutionResult(failed, true, false, 12*time.Millisecond, 13*time.Millisecond))
 	m.MarkComplete(metrics.ExecutionResult{}.WithEvent(metrics.ShortCircuited).WithEvent(metrics.FallbackSuccess))
 
 	reg.Flush()                         // everything published is folded in

@@ -23,7 +23,7 @@ type ExecutionResult struct {
 
 // NewExecutionResult returns in one step the record metrics read of an execution: its
 // events, whether run executed (and on a pool goroutine), its execution latency (run only)
-// and its total latency. The With methods set the rest.
+// and its total latency. WithoutLatency and WithEndMarked set the rest.
 func NewExecutionResult(events EventCounts, executed, inThread bool, executionLatency, totalLatency time.Duration) ExecutionResult {
 	return ExecutionResult{events: events, executed: executed, executedInThread: executed && inThread,
 		executionLatency: executionLatency, totalLatency: totalLatency}
@@ -35,43 +35,10 @@ func (r ExecutionResult) WithEvent(e EventType) ExecutionResult {
 	return r
 }
 
-// WithEventCount returns r with n more events of type e (n > 1 matters only for EMIT,
-// FALLBACK_EMIT, COLLAPSED and STREAM_RESUMED).
-func (r ExecutionResult) WithEventCount(e EventType, n int) ExecutionResult {
-	r.events = r.events.Add(e, n)
-	return r
-}
-
-// WithEventCounts returns r with the events of c added (counts of repeatable types add
-// up), as many WithEventCount calls would.
-func (r ExecutionResult) WithEventCounts(c EventCounts) ExecutionResult {
-	r.events.set |= c.set
-	r.events.emit += c.emit
-	r.events.fallbackEmit += c.fallbackEmit
-	r.events.collapsed += c.collapsed
-	r.events.resumed += c.resumed
-	return r
-}
-
-// WithExecutionLatency returns r with the duration of run (or construct) alone.
-func (r ExecutionResult) WithExecutionLatency(d time.Duration) ExecutionResult {
-	r.executionLatency = d
-	return r
-}
-
 // WithTotalLatency returns r with the duration from invocation to the terminal event as
 // the caller saw it (fallback included).
 func (r ExecutionResult) WithTotalLatency(d time.Duration) ExecutionResult {
 	r.totalLatency = d
-	return r
-}
-
-// WithExecuted returns r marked as executed (run started; it counts in the latency
-// distributions and its MarkComplete ends the concurrency a MarkStart began), on a pool
-// goroutine when inThread.
-func (r ExecutionResult) WithExecuted(inThread bool) ExecutionResult {
-	r.executed = true
-	r.executedInThread = inThread
 	return r
 }
 
@@ -93,9 +60,6 @@ func (r ExecutionResult) WithEndMarked() ExecutionResult {
 // Events returns the recorded events.
 func (r ExecutionResult) Events() EventCounts { return r.events }
 
-// OrderedEvents returns the recorded event types in Hystrix order (for logs; it allocates).
-func (r ExecutionResult) OrderedEvents() []EventType { return r.events.Events() }
-
 // Contains reports whether the result holds an event of type e.
 func (r ExecutionResult) Contains(e EventType) bool { return r.events.Contains(e) }
 
@@ -110,6 +74,3 @@ func (r ExecutionResult) Executed() bool { return r.executed }
 
 // ExecutedInThread reports whether run started on a pool goroutine.
 func (r ExecutionResult) ExecutedInThread() bool { return r.executedInThread }
-
-// IsSuccessful reports whether the execution succeeded (SUCCESS recorded).
-func (r ExecutionResult) IsSuccessful() bool { return r.events.Contains(Success) }

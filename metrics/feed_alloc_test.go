@@ -14,7 +14,7 @@ import (
 func TestFeedsAllocateNothingOnTheCommandPath(t *testing.T) {
 	e := newEnv(t)
 	m := e.r.Command("K")
-	done := result(Success).WithExecuted(false).WithExecutionLatency(time.Millisecond)
+	done := result(Success).withExecuted(false).withExecutionLatency(time.Millisecond)
 	mark := func() { m.MarkStart(); m.MarkComplete(done) }
 	assert.Zero(t, testing.AllocsPerRun(100, mark), "no subscriber")
 

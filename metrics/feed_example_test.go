@@ -33,8 +33,8 @@ func ExampleRegistry_Completions() {
 	go func() {
 		m := reg.Command("GetUser")
 		ok := metrics.ExecutionResult{}.WithEvent(metrics.Success)
-		timedOut := metrics.ExecutionResult{}.WithEvent(metrics.Timeout).
-			WithEvent(metrics.FallbackSuccess).WithExecutionLatency(time.Second)
+		events := metrics.EventCounts{}.Add(metrics.Timeout, 1).Add(metrics.FallbackSuccess, 1)
+		timedOut := metrics.NewExecutionResult(events, false, false, time.Second, time.Second)
 		for ctx.Err() == nil {
 			m.MarkComplete(ok)
 			m.MarkComplete(timedOut)

@@ -89,7 +89,7 @@ func TestCompletionsDeliverEachCompletionWithKeyResultAndTime(t *testing.T) {
 	chAll, chB := observe(t, all), observe(t, onlyB)
 	awaitSubscriptions(t, e.r, 2)
 
-	ok := result(Success).WithExecuted(false).WithExecutionLatency(time.Millisecond)
+	ok := result(Success).withExecuted(false).withExecutionLatency(time.Millisecond)
 	failed := result(Failure, FallbackSuccess).WithTotalLatency(2 * time.Millisecond)
 	e.r.Command("A").MarkComplete(ok)
 	e.clk.Advance(time.Millisecond)
@@ -267,7 +267,7 @@ func TestHealthAndCountSnapshotsAtTheirBoundaries(t *testing.T) {
 	awaitSubscriptions(t, e.r, 2)
 	k, l := e.r.Command("K"), e.r.Command("L")
 	k.MarkStart()
-	k.MarkComplete(result(Success).WithExecuted(false))
+	k.MarkComplete(result(Success).withExecuted(false))
 	k.MarkComplete(result(Failure, FallbackSuccess))
 	l.MarkComplete(result(ShortCircuited, FallbackSuccess))
 

@@ -16,7 +16,7 @@ func TestGoroutinesAreFixed(t *testing.T) {
 	for i := range 2000 {
 		m := e.r.CommandFor(string(rune(0x4e00+i)), nil)
 		m.MarkStart()
-		m.MarkComplete(result(Success).WithExecuted(false))
+		m.MarkComplete(result(Success).withExecuted(false))
 		e.r.ThreadPoolFor(string(rune(0x4e00+i)), nil).MarkStart()
 	}
 	e.advance(time.Second)

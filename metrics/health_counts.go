@@ -24,12 +24,6 @@ func NewHealthCounts(total, errors int64) HealthCounts {
 	return h
 }
 
-// Plus returns h with the events of one execution added.
-func (h HealthCounts) Plus(c EventCounts) HealthCounts {
-	total, errs := healthOf(c)
-	return NewHealthCounts(h.TotalRequests+int64(total), h.ErrorCount+int64(errs))
-}
-
 // healthOf returns the health total and error contribution of one execution's events.
 func healthOf(c EventCounts) (total, errs uint32) {
 	ok := uint32(bits.OnesCount32(c.set & healthyMask))

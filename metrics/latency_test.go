@@ -28,7 +28,7 @@ func TestLatencyPercentilesWithinHistogramAccuracy(t *testing.T) {
 		tot := d + time.Duration(rnd.Intn(1000))*time.Microsecond
 		exec, total = append(exec, d), append(total, tot)
 		sumExec, sumTotal = sumExec+d, sumTotal+tot
-		m.MarkComplete(result(Success).WithExecuted(false).WithExecutionLatency(d).WithTotalLatency(tot))
+		m.MarkComplete(result(Success).withExecuted(false).withExecutionLatency(d).WithTotalLatency(tot))
 	}
 	// did not run: no latency
 	m.MarkComplete(result(ShortCircuited, FallbackSuccess).WithTotalLatency(time.Hour))
@@ -68,7 +68,7 @@ func TestLatencyPercentilesOverTheWholeRange(t *testing.T) {
 	for shift := range 45 {
 		for _, f := range []int64{1, 3} {
 			d := time.Duration(f << shift)
-			m.MarkComplete(result(Success).WithExecuted(false).WithExecutionLatency(d).WithTotalLatency(d))
+			m.MarkComplete(result(Success).withExecuted(false).withExecutionLatency(d).WithTotalLatency(d))
 			recorded, sum = append(recorded, min(d, maxValue)), sum+d // the histogram clamps, the mean does not
 		}
 	}
@@ -88,8 +88,8 @@ func TestLatencyWindowMergesBuckets(t *testing.T) {
 	e := newEnv(t)
 	m := e.r.Command("K")
 	for i := range 3 {
-		m.MarkComplete(result(Success).WithExecuted(false).
-			WithExecutionLatency(time.Duration(i+1) * 100 * time.Millisecond).WithTotalLatency(time.Second))
+		m.MarkComplete(result(Success).withExecuted(false).
+			withExecutionLatency(time.Duration(i+1) * 100 * time.Millisecond).WithTotalLatency(time.Second))
 		e.advance(10 * time.Second)
 	}
 	assert.Equal(t, 200*time.Millisecond, m.ExecutionLatencyMean())
@@ -107,11 +107,11 @@ func TestRollingPercentileEnabledIsDynamic(t *testing.T) {
 	e := newEnv(t)
 	m := e.r.Command("K")
 	e.mem.Set("hystrix.command.K.metrics.rollingPercentile.enabled", "false")
-	m.MarkComplete(result(Success).WithExecuted(false).WithExecutionLatency(time.Second))
+	m.MarkComplete(result(Success).withExecuted(false).withExecutionLatency(time.Second))
 	e.advance(10 * time.Second)
 	assert.Zero(t, m.ExecutionLatencyMean())
 	e.mem.Set("hystrix.command.K.metrics.rollingPercentile.enabled", "true")
-	m.MarkComplete(result(Success).WithExecuted(false).WithExecutionLatency(time.Second))
+	m.MarkComplete(result(Success).withExecuted(false).withExecutionLatency(time.Second))
 	e.advance(10 * time.Second)
 	require.Equal(t, time.Second, m.ExecutionLatencyMean())
 	assert.Equal(t, int64(2), m.CumulativeCount(Success), "counts do not depend on it")

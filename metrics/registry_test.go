@@ -50,9 +50,9 @@ func TestPerKeyWindowSizes(t *testing.T) {
 	fast, slow := e.r.Command("Fast"), e.r.Command("Slow")
 	pool, coll := e.r.ThreadPool("Fast"), e.r.Collapser("Fast")
 	for _, m := range []*CommandMetrics{fast, slow} {
-		m.MarkComplete(result(Failure, FallbackSuccess).WithExecuted(false).WithExecutionLatency(time.Millisecond))
+		m.MarkComplete(result(Failure, FallbackSuccess).withExecuted(false).withExecutionLatency(time.Millisecond))
 	}
-	pool.MarkComplete(result(Success).WithExecuted(true))
+	pool.MarkComplete(result(Success).withExecuted(true))
 	coll.MarkBatch(3)
 	e.advance(200 * time.Millisecond)
 	assert.Equal(t, int64(1), fast.HealthCounts().TotalRequests, "200ms snapshots")
@@ -115,7 +115,7 @@ func TestEviction(t *testing.T) {
 	pool, coll := e.r.ThreadPool("p"), e.r.Collapser("c")
 	old.MarkComplete(result(Success))
 	pool.MarkStart()
-	pool.MarkComplete(result(Success).WithExecuted(true))
+	pool.MarkComplete(result(Success).withExecuted(true))
 	coll.MarkBatch(1)
 	busy.MarkStart() // in flight: never evicted
 	e.advance(60 * time.Second)
@@ -144,7 +144,7 @@ func TestEvictedSeriesRevivesWhenUsedAgain(t *testing.T) {
 	e.advance(20 * time.Second)
 	require.Empty(t, e.r.Commands())
 	m.MarkComplete(result(Success)) // a caller kept the pointer
-	p.MarkComplete(result(Success).WithExecuted(true))
+	p.MarkComplete(result(Success).withExecuted(true))
 	c.MarkResponseFromCache()
 	e.advance(time.Second)
 	assert.Same(t, m, e.r.Command("k"))
@@ -201,7 +201,7 @@ func TestEvictedKeysAreUnreachable(t *testing.T) {
 	for i := range 100 {
 		m := e.r.Command(fmt.Sprintf("k%d", i))
 		m.MarkStart()
-		m.MarkComplete(result(Success).WithExecuted(false).WithExecutionLatency(time.Millisecond))
+		m.MarkComplete(result(Success).withExecuted(false).withExecutionLatency(time.Millisecond))
 		refs = append(refs, weak.Make(m))
 	}
 	e.advance(2 * time.Minute) // past every window and the idle timeout

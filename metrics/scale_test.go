@@ -55,7 +55,7 @@ func scaleRun(t testing.TB, keys int, d time.Duration, perSec int) (perKey, perK
 					r = result(Failure, FallbackSuccess)
 				}
 				m.MarkStart()
-				m.MarkComplete(r.WithExecuted(false).WithExecutionLatency(lat).WithTotalLatency(lat + time.Millisecond))
+				m.MarkComplete(r.withExecuted(false).withExecutionLatency(lat).WithTotalLatency(lat + time.Millisecond))
 			}
 		}
 		e.advance(time.Second)

@@ -55,8 +55,8 @@ func (m *ThreadPoolMetrics) MarkStart() { m.s.markStart() }
 
 // MarkComplete folds the outcome of one command of this pool into its counters (call it
 // for every completion of a THREAD-isolated command, rejections included): SUCCESS,
-// FAILURE, TIMEOUT and BAD_REQUEST count as EXECUTED, THREAD_POOL_REJECTED as REJECTED
-// (ThreadPoolEventFrom).
+// FAILURE, TIMEOUT and BAD_REQUEST count as EXECUTED, THREAD_POOL_REJECTED as REJECTED,
+// as in Hystrix.
 // If res.ExecutedInThread() it ends the activity MarkStart began.
 func (m *ThreadPoolMetrics) MarkComplete(res ExecutionResult) {
 	executed, rejected := res.events.set&poolMasks[Executed] != 0, res.events.set&poolMasks[Rejected] != 0

@@ -17,6 +17,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -32,7 +33,7 @@ type env struct {
 	clk    *clock.Fake
 	spans  *tracetest.InMemoryExporter
 	tp     *sdktrace.TracerProvider
-	rec    *hooks.RecordingHook
+	rec    *hooktest.RecordingHook
 	reader *sdkmetric.ManualReader
 }
 
@@ -41,7 +42,7 @@ func newEnv(t *testing.T, opts ...TracerOption) *env {
 	clk := clock.NewFake(time.Unix(1_000_000, 0))
 	store := config.NewStore()
 	reg := hooks.NewRegistry()
-	rec := &hooks.RecordingHook{}
+	rec := &hooktest.RecordingHook{}
 	reg.SetExecutionHook(rec)
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))

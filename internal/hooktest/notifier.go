@@ -1,4 +1,4 @@
-package hooks
+package hooktest
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -23,7 +24,7 @@ type Execution struct {
 	Events    []metrics.EventType
 }
 
-// RecordingNotifier is an EventNotifier that records every call, for tests. It is safe
+// RecordingNotifier is a hooks.EventNotifier that records every call, for tests. It is safe
 // for concurrent use; use it by pointer.
 type RecordingNotifier struct {
 	mu         sync.Mutex
@@ -31,7 +32,7 @@ type RecordingNotifier struct {
 	executions []Execution
 }
 
-var _ EventNotifier = (*RecordingNotifier)(nil)
+var _ hooks.EventNotifier = (*RecordingNotifier)(nil)
 
 // MarkEvent records the call.
 func (r *RecordingNotifier) MarkEvent(_ context.Context, e metrics.EventType, key string) {
