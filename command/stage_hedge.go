@@ -171,7 +171,8 @@ func (h hedge) run(x *execution, a *attempt, next next) verdict {
 // run runs the rest of the chain for t's attempt on its own goroutine and delivers the
 // verdict, or counts it if the stage gave the attempt up meanwhile. An attempt given up
 // before its goroutine began (launched as the winner answered) takes no permit and never
-// calls run: it counts itself CANCELLED. A run that calls runtime.Goexit delivers the
+// calls run: it counts itself CANCELLED; one given up after that but before its run began
+// does not call run either (callRun). A run that calls runtime.Goexit delivers the
 // verdict aborted on the way down.
 func (t *hedged) run(x *execution, next next, done chan<- *hedged, b budget.Budget) {
 	v := verdict{kind: aborted}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -56,6 +57,9 @@ func (a *attempt) runOnce() verdict {
 // injection stage picked, its fault). A failing hook or a panic is a run error; a
 // runtime.Goexit is recorded as a failed run on the way down.
 func (a *attempt) callRun() (err error) {
+	if a.hedged && a.withdrawn(context.Canceled) {
+		return context.Canceled // another attempt won before this one reached its run: never called
+	}
 	if a.x.hook != nil {
 		if err := a.startHooks(); err != nil {
 			return err
