@@ -69,9 +69,3 @@ func Lookup(ctx context.Context) (Criticality, bool) {
 	c, ok := ctx.Value(ctxKey{}).(Criticality)
 	return c, ok && int(c) < NumCriticalities
 }
-
-// DefaultReserved are the reserved shares package command uses unless configured:
-// Critical keeps 30 % of the limit from the sheddable levels and SheddablePlus 20 % from
-// Sheddable, so Sheddable calls use at most half the limit, SheddablePlus 70 %, and
-// Critical (the level of a call with none set) and CriticalPlus all of it.
-var DefaultReserved = [NumCriticalities]float64{Critical: 0.3, SheddablePlus: 0.2}

@@ -123,7 +123,7 @@ func TestTheLimitDoesNotDrift(t *testing.T) {
 // Critical calls are admitted, the Sheddable ones take the refusals.
 func TestTheLowestCriticalityIsRefusedFirst(t *testing.T) {
 	const limit = 40
-	s := newSim(Settings{MinLimit: limit, MaxLimit: limit, InitialLimit: limit, Reserved: DefaultReserved}, 0, expService(10*ms))
+	s := newSim(Settings{MinLimit: limit, MaxLimit: limit, InitialLimit: limit, Reserved: defaultReserved}, 0, expService(10*ms))
 	st := s.run(2*limit*100, time.Minute, 0.3)
 	highTotal := st.admitted[Critical] + st.refused[Critical]
 	refusals := st.refused[Critical] + st.refused[Sheddable]
@@ -277,7 +277,7 @@ func TestInflightNeverExceedsTheLimit(t *testing.T) {
 
 func TestSettingsAreValidated(t *testing.T) {
 	require.NoError(t, Settings{}.Validate())
-	require.NoError(t, Settings{Reserved: DefaultReserved}.Validate())
+	require.NoError(t, Settings{Reserved: defaultReserved}.Validate())
 	err := Settings{MinLimit: 5, MaxLimit: 3, InitialLimit: 10, Reserved: [NumCriticalities]float64{Critical: 0.6, CriticalPlus: 0.5}}.Validate()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "MinLimit (5) <= MaxLimit (3)")
@@ -303,3 +303,8 @@ func TestCriticalityFromTheContext(t *testing.T) {
 	_, err = ParseCriticality("urgent")
 	assert.ErrorContains(t, err, `unknown criticality "urgent"`)
 }
+
+// defaultReserved are the shares of config.AdaptiveReserved's default
+// (CRITICAL=30,SHEDDABLE_PLUS=20): Sheddable calls use at most half the limit,
+// SheddablePlus 70 %, Critical and CriticalPlus all of it.
+var defaultReserved = [NumCriticalities]float64{Critical: 0.3, SheddablePlus: 0.2}

@@ -372,7 +372,7 @@ func TestReset(t *testing.T) {
 }
 
 func TestNoOp(t *testing.T) {
-	b := NoOp()
+	b := noOp()
 	for _, o := range []Outcome{Failure, Cancelled, BadRequest, Success} {
 		tk, ok := b.Attempt()
 		assert.True(t, ok)

@@ -40,7 +40,7 @@
 // through. Forcing changes no state and starts no trial; the health counts keep
 // driving the state machine underneath so that lifting the force shows the truth. While
 // disabled, a breaker ignores health counts and outcomes (its state is frozen) and acts as
-// NoOp; enabling it again resumes where it was.
+// a breaker that always allows; enabling it again resumes where it was.
 //
 // # Better than Hystrix
 //

@@ -1,9 +1,9 @@
 package breaker
 
-// NoOp returns a CircuitBreaker that always allows, is never open and ignores every
+// noOp returns a CircuitBreaker that always allows, is never open and ignores every
 // outcome. A registry breaker behaves the same way while circuitBreaker.enabled is
-// false; NoOp is for callers that want no breaker at all (tests, tools).
-func NoOp() CircuitBreaker { return noop{} }
+// false; Registry.Get returns it for a key without properties.
+func noOp() CircuitBreaker { return noop{} }
 
 type noop struct{}
 

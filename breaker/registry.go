@@ -74,7 +74,7 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 // key's properties from the registry's config store). Later calls return the same breaker
 // and ignore cp. The breaker reads cp on every call, so property changes apply at once.
 // Creating a key costs the same whatever the number of keys. If the key has no valid
-// properties (an empty key) Get logs the error and returns NoOp().
+// properties (an empty key) Get logs the error and returns noOp().
 func (r *Registry) Get(key string, cp *config.CommandProperties) CircuitBreaker {
 	if e, ok := r.entries.Load(key); ok {
 		return e.(*entry).b
@@ -83,7 +83,7 @@ func (r *Registry) Get(key string, cp *config.CommandProperties) CircuitBreaker 
 		var err error
 		if cp, err = r.props.Command(key, nil); err != nil {
 			r.logger.Error("breaker: no properties for command: circuit breaker disabled", "key", key, "err", err)
-			return NoOp()
+			return noOp()
 		}
 	}
 	r.mu.Lock()

@@ -300,7 +300,7 @@ func TestGetIsPerKeyAndStable(t *testing.T) {
 	defer fresh.Close()
 	assert.NotSame(t, got[0], fresh.Get("A", nil), "registries are independent")
 
-	assert.Equal(t, NoOp(), e.r.Get("", nil), "no properties for an empty key: no-op breaker")
+	assert.Equal(t, noOp(), e.r.Get("", nil), "no properties for an empty key: no-op breaker")
 }
 
 func TestDynamicPropertiesThroughTheStore(t *testing.T) {

@@ -23,7 +23,7 @@ func withdrawals(b Budget, now time.Duration, n int) int {
 }
 
 func TestRatioIsAShareOfTheOriginalsWithAMinimum(t *testing.T) {
-	r := NewRatio(20, 10)
+	r := newRatio(20, 10)
 	assert.Equal(t, 10, withdrawals(r, 0, 100), "no traffic: the minimum, 10 over the 1 s window")
 	const at = 100 * time.Millisecond
 	for range 1000 {
@@ -39,23 +39,23 @@ func TestRatioIsAShareOfTheOriginalsWithAMinimum(t *testing.T) {
 }
 
 func TestRatioForgetsWhatLeftTheWindow(t *testing.T) {
-	r := NewRatio(50, 0)
+	r := newRatio(50, 0)
 	for range 100 {
 		r.Original(0)
 	}
 	assert.Equal(t, 50, withdrawals(r, 0, 100))
-	assert.Equal(t, 0, withdrawals(r, Window-time.Millisecond, 10), "still in the window")
+	assert.Equal(t, 0, withdrawals(r, window-time.Millisecond, 10), "still in the window")
 	for range 10 {
-		r.Original(Window)
+		r.Original(window)
 	}
-	assert.Equal(t, 5, withdrawals(r, Window, 100), "the first bucket left: its originals and its extras")
-	assert.Equal(t, 0, withdrawals(r, 5*Window, 100), "a long silence empties every bucket")
+	assert.Equal(t, 5, withdrawals(r, window, 100), "the first bucket left: its originals and its extras")
+	assert.Equal(t, 0, withdrawals(r, 5*window, 100), "a long silence empties every bucket")
 }
 
 // Many goroutines flat out, originals and withdrawals mixed: the extra attempts never
 // exceed the share of the originals counted before them, plus the minimum.
 func TestRatioIsExactUnderContention(t *testing.T) {
-	r := NewRatio(20, 10)
+	r := newRatio(20, 10)
 	var originals, extras atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -82,7 +82,7 @@ func TestRatioIsExactUnderContention(t *testing.T) {
 // storm offers 500 calls a second (one each 2 ms) to r for healthy then failing, each
 // failing call asking for 3 retries at once, and returns the attempts per call of each
 // second of the outage.
-func storm(r *Ratio, healthy, failing time.Duration) []float64 {
+func storm(r *ratio, healthy, failing time.Duration) []float64 {
 	const every = 2 * time.Millisecond
 	var perSecond []float64
 	calls, attempts := 0, 0
@@ -114,7 +114,7 @@ func storm(r *Ratio, healthy, failing time.Duration) []float64 {
 // seconds paid for a retry of almost every failed call.
 func TestRatioHoldsAStormWhateverCameBefore(t *testing.T) {
 	for _, healthy := range []time.Duration{0, 5 * time.Second, 8 * time.Second} {
-		got := storm(NewRatio(20, 10), healthy, 2*time.Second)
+		got := storm(newRatio(20, 10), healthy, 2*time.Second)
 		assert.Len(t, got, 2)
 		for i, apc := range got {
 			assert.LessOrEqual(t, apc, 1.25, "second %d of the outage after %v healthy", i+1, healthy)
@@ -124,7 +124,7 @@ func TestRatioHoldsAStormWhateverCameBefore(t *testing.T) {
 }
 
 func TestTokensThrottleOnFailuresAsGRPCDoes(t *testing.T) {
-	tk := NewTokens(10, 100) // maxTokens 10, tokenRatio 0.1
+	tk := newTokens(10, 100) // maxTokens 10, tokenRatio 0.1
 	assert.True(t, tk.Withdraw(0), "a full bucket")
 	for range 5 {
 		tk.Outcome(false)

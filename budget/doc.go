@@ -5,13 +5,13 @@
 //
 // Two budgets implement Budget:
 //
-//   - Ratio (the default, Envoy's and Finagle's retry budget): over a rolling window of
+//   - NewRatio (the default, Envoy's and Finagle's retry budget): over a rolling window of
 //     1 s in 10 buckets of 100 ms, the extra attempts are at most a percentage of the
 //     original requests, or a minimum per second when that is larger (so a key with
 //     little traffic can still retry). With 20 %, at most 1.2 attempts per original
 //     whatever the retry and hedge settings ask for, and whatever came before: an outage
 //     after any amount of healthy traffic is held to it within one second of its start.
-//   - Tokens (gRPC's retry throttling): a bucket of maxTokens that every failed attempt
+//   - NewTokens (gRPC's retry throttling): a bucket of maxTokens that every failed attempt
 //     empties by one and every successful one fills by tokenRatio; extra attempts are
 //     allowed while more than half of it is left. It reacts to the dependency's health
 //     rather than to the traffic, and needs no clock.

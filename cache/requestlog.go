@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// MaxLogEntries is how many commands one request log keeps; later ones are dropped and
+// maxLogEntries is how many commands one request log keeps; later ones are dropped and
 // counted (Hystrix issue #53: a forgotten request context must not grow without bound).
-const MaxLogEntries = 1000
+const maxLogEntries = 1000
 
 // LogEntry is one command execution as the request log sees it. A command adds itself when
 // it starts and the log reads it when formatted, possibly while it still runs, so the
@@ -31,7 +31,7 @@ type LogEvent struct {
 	Count int
 }
 
-// RequestLog records the commands executed during one request, up to MaxLogEntries. It is
+// RequestLog records the commands executed during one request, up to maxLogEntries. It is
 // safe for concurrent use.
 type RequestLog struct {
 	mu      sync.Mutex
@@ -40,7 +40,7 @@ type RequestLog struct {
 	closed  bool
 }
 
-// Add appends e and reports whether it was kept. Past MaxLogEntries it drops e, counts it
+// Add appends e and reports whether it was kept. Past maxLogEntries it drops e, counts it
 // and logs a warning the first time; after the request context is closed it drops e
 // silently.
 func (l *RequestLog) Add(e LogEntry) bool {
@@ -49,11 +49,11 @@ func (l *RequestLog) Add(e LogEntry) bool {
 	if l.closed {
 		return false
 	}
-	if len(l.entries) >= MaxLogEntries {
+	if len(l.entries) >= maxLogEntries {
 		l.dropped++
 		if l.dropped == 1 {
 			slog.Warn("cache: request log full, ignoring further commands",
-				"limit", MaxLogEntries, "command", e.CommandKey())
+				"limit", maxLogEntries, "command", e.CommandKey())
 		}
 		return false
 	}

@@ -122,7 +122,7 @@ func TestRequestLogKeepsAtMostMaxEntries(t *testing.T) {
 	t.Cleanup(func() { slog.SetDefault(prev) })
 
 	var l RequestLog
-	for i := range MaxLogEntries {
+	for i := range maxLogEntries {
 		require.True(t, l.Add(entry{key: "Cmd", events: ev("SUCCESS"), d: ms(1)}), i)
 	}
 	assert.Empty(t, buf.String(), "no warning below the limit")
@@ -130,7 +130,7 @@ func TestRequestLogKeepsAtMostMaxEntries(t *testing.T) {
 	for range 5 {
 		assert.False(t, l.Add(entry{key: "Extra"}))
 	}
-	assert.Len(t, l.Entries(), MaxLogEntries)
+	assert.Len(t, l.Entries(), maxLogEntries)
 	assert.Equal(t, 5, l.Dropped())
 	assert.Equal(t, "Cmd[SUCCESS][1000ms]x1000", l.String())
 	assert.Equal(t, 1, strings.Count(buf.String(), "request log full"), buf.String())

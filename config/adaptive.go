@@ -31,9 +31,9 @@ func (a AdaptiveAlgorithm) String() string {
 	return "AdaptiveAlgorithm(" + strconv.Itoa(int(a)) + ")"
 }
 
-// ParseAdaptiveAlgorithm parses "GRADIENT2" or "VEGAS" (surrounding spaces and letter case
+// parseAdaptiveAlgorithm parses "GRADIENT2" or "VEGAS" (surrounding spaces and letter case
 // are ignored).
-func ParseAdaptiveAlgorithm(s string) (AdaptiveAlgorithm, error) {
+func parseAdaptiveAlgorithm(s string) (AdaptiveAlgorithm, error) {
 	switch strings.ToUpper(strings.TrimSpace(s)) {
 	case "GRADIENT2":
 		return Gradient2, nil
@@ -71,8 +71,8 @@ func (r Reserved) Shares() [adaptive.NumCriticalities]float64 {
 	return s
 }
 
-// ParseReserved parses LEVEL=percent pairs (see Reserved); "" reserves nothing.
-func ParseReserved(s string) (Reserved, error) {
+// parseReserved parses LEVEL=percent pairs (see Reserved); "" reserves nothing.
+func parseReserved(s string) (Reserved, error) {
 	var r Reserved
 	for part := range strings.SplitSeq(s, ",") {
 		if strings.TrimSpace(part) == "" {
@@ -111,9 +111,9 @@ func validReserved(r Reserved) error {
 }
 
 var (
-	adaptiveAlgorithmCodec = codec[AdaptiveAlgorithm]{parse: ParseAdaptiveAlgorithm,
+	adaptiveAlgorithmCodec = codec[AdaptiveAlgorithm]{parse: parseAdaptiveAlgorithm,
 		format: AdaptiveAlgorithm.String, values: []AdaptiveAlgorithm{Gradient2, Vegas}}
-	reservedCodec = codec[Reserved]{parse: ParseReserved, format: Reserved.String}
+	reservedCodec = codec[Reserved]{parse: parseReserved, format: Reserved.String}
 )
 
 // limitRange requires minLimit <= initialLimit <= maxLimit. The error is about the

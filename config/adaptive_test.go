@@ -58,10 +58,10 @@ func TestAdaptivePropertiesAreValidated(t *testing.T) {
 		{Overrides{"execution.isolation.adaptive.reserved": "CRITICAL"}, `"CRITICAL" is not LEVEL=percent`},
 		{Overrides{"execution.isolation.adaptive.reserved": "CRITICAL=lots"}, `CRITICAL: "lots" is not a percentage in 0..90`},
 	} {
-		err := ValidateCommand("V", tc.in)
+		err := validateCommand("V", tc.in)
 		require.Error(t, err, tc.in)
 		assert.Contains(t, err.Error(), tc.want)
 	}
-	err := ValidateCommand("V", Overrides{"execution.isolation.adaptive.maxlimit": "10"})
+	err := validateCommand("V", Overrides{"execution.isolation.adaptive.maxlimit": "10"})
 	assert.ErrorContains(t, err, `did you mean "execution.isolation.adaptive.maxLimit"?`)
 }

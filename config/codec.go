@@ -234,8 +234,8 @@ func (f Fault) String() string {
 	return "Fault(" + strconv.Itoa(int(f)) + ")"
 }
 
-// ParseFault parses a Fault's name (surrounding spaces and letter case are ignored).
-func ParseFault(s string) (Fault, error) {
+// parseFault parses a Fault's name (surrounding spaces and letter case are ignored).
+func parseFault(s string) (Fault, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	for i, n := range faultNames {
 		if n == t {
@@ -245,7 +245,7 @@ func ParseFault(s string) (Fault, error) {
 	return 0, fmt.Errorf("unknown fault (want one of %s)", strings.Join(faultNames[:], ", "))
 }
 
-var faultCodec = codec[Fault]{parse: ParseFault, format: Fault.String, values: func() []Fault {
+var faultCodec = codec[Fault]{parse: parseFault, format: Fault.String, values: func() []Fault {
 	v := make([]Fault, len(faultNames))
 	for i := range v {
 		v[i] = Fault(i)

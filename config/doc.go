@@ -9,7 +9,7 @@
 // property: ExecutionTimeout, ThreadPoolCoreSize, ...), Values[O] (values set in code for
 // a key of scope O, by short name: Overrides for a command, ThreadPoolOverrides,
 // CollapserOverrides; Set builds them from Keys, and one scope's do not compile where
-// another's go), Source with MemorySource, EnvSource and FileSource (the etcd source is in
+// another's go), Source with MemorySource, NewEnvSource and FileSource (the etcd source is in
 // the module contrib/hystrixetcd), PropertyError and RefusedError.
 //
 // Values set in code, typed or as strings, and values set at run time in a dynamic
@@ -20,19 +20,19 @@
 //	config.ExecutionTimeout.SetIn(config.DefaultSource(), "GetUser", 300*time.Millisecond)
 //	config.CircuitBreakerForceOpen.SetDefaultIn(config.DefaultSource(), true)
 //
-// A .properties file (FileSource, ParseProperties) is read as java.util.Properties reads
-// one, escapes included: a key with a colon or a space, like hystrixhttp's default key
-// "GET host:port", is written with \: and "\ " (PropertiesLine writes any entry so):
+// A .properties file (FileSource) is read as java.util.Properties reads one, escapes
+// included: a key with a colon or a space, like hystrixhttp's default key "GET
+// host:port", is written with \: and "\ ":
 //
 //	hystrix.command.GET\ api.example.com\:8080.execution.isolation.thread.timeoutInMilliseconds=300
 //
 // Durations take Hystrix's whole units ("300") or Go syntax ("300ms", "1.5s") in every
 // source: a whole number of the unit in their name, or of microseconds for the waits of a
 // call (hedge delay, retry backoffs, rate limit wait, injected latency, collapser timer
-// delay: "6.6ms"). ValidateCommand, ValidateThreadPool and ValidateCollapser check values set in
-// code where a key is defined: unknown names (with the nearest known one), values that
-// do not parse or are out of range, cross-property rules. Store.Command etc. do the same
-// on every call; only the first call for a key applies its values (Values.Diff says
+// delay: "6.6ms"). Store.Command, ThreadPool and Collapser check values set in code on
+// every call: unknown names (with the nearest known one), values that do not parse or
+// are out of range, cross-property rules (ValidateThreadPool checks a thread pool's
+// without making it); only the first call for a key applies its values (Values.Diff says
 // what a later one would change).
 //
 // Precedence, high to low, e.g. for a command:
@@ -68,16 +68,15 @@
 // on its own, so a reader racing a change may briefly see old and new values of
 // different properties mixed.
 //
-// Environment names fold case, punctuation and non-ASCII letters (EnvName), so two keys
+// Environment names fold case, punctuation and non-ASCII letters (see NewEnvSource), so two keys
 // can share them ("get-user" and "GET_USER"); a Store that holds both refuses the shared
 // variables for both and says so.
 //
 // A command key costs about 2.1 KB of heap with its properties, a thread-pool or
 // collapser key about 0.6 KB (memory_test.go).
 //
-// Keys are held until forgotten: Store.ForgetCommand, ForgetThreadPool and
-// ForgetCollapser drop a key (for dynamic keys gone idle); the next Command etc. for it
-// starts over. Properties handed out before keep following the sources for as long as
+// Keys are held until forgotten: Store.ForgetCommand and ForgetThreadPool drop a key
+// (for dynamic keys gone idle); the next Command or ThreadPool for it starts over. Properties handed out before keep following the sources for as long as
 // they are referenced. A reader that may come before a key's definition (a dashboard,
 // metrics.Registry.Command) peeks instead (PeekCommand, PeekThreadPool, PeekCollapser):
 // the key's properties from the sources, not held, so the definition still sets its own.

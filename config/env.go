@@ -10,12 +10,17 @@ import (
 	"strings"
 )
 
-// EnvSource is a Source over the process environment, read once when it is made (it
-// never changes, so it never notifies).
+// envSource is NewEnvSource's Source.
+type envSource struct {
+	values map[string]string
+}
+
+// NewEnvSource returns a Source over the process environment, snapshotted from
+// os.Environ() now (it never changes, so it never notifies).
 //
 // A property is found under its exact dotted name if the environment has one (possible
 // with env(1): env 'hystrix.command.default.fallback.enabled=false' ./app), else under
-// EnvName(name): upper case, every character other than A-Z and 0-9 replaced by '_':
+// the variable name: upper case, every character other than A-Z and 0-9 replaced by '_':
 //
 //	hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds
 //	HYSTRIX_COMMAND_GETUSER_EXECUTION_ISOLATION_THREAD_TIMEOUTINMILLISECONDS
@@ -25,14 +30,11 @@ import (
 // "Default" and the default level. A Store holding two such keys refuses the shared
 // variables for both (a *PropertyError naming both, errors.Is ErrAmbiguousEnv); each
 // still reads its exact dotted name.
-type EnvSource struct {
-	values map[string]string
-}
+func NewEnvSource() Source { return newEnvSource() }
 
-// NewEnvSource snapshots os.Environ().
-func NewEnvSource() *EnvSource {
+func newEnvSource() *envSource {
 	env := os.Environ()
-	s := &EnvSource{values: make(map[string]string, len(env))}
+	s := &envSource{values: make(map[string]string, len(env))}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			s.values[k] = v
@@ -41,29 +43,29 @@ func NewEnvSource() *EnvSource {
 	return s
 }
 
-// Get looks name up as is, then as EnvName(name).
-func (s *EnvSource) Get(name string) (string, bool) {
+// Get looks name up as is, then as envName(name).
+func (s *envSource) Get(name string) (string, bool) {
 	if v, ok := s.values[name]; ok {
 		return v, true
 	}
-	v, ok := s.values[EnvName(name)]
+	v, ok := s.values[envName(name)]
 	return v, ok
 }
 
 // Names returns the names of every variable.
-func (s *EnvSource) Names() []string { return slices.Collect(maps.Keys(s.values)) }
+func (s *envSource) Names() []string { return slices.Collect(maps.Keys(s.values)) }
 
 // exact looks name up only as is.
-func (s *EnvSource) exact(name string) (string, bool) {
+func (s *envSource) exact(name string) (string, bool) {
 	v, ok := s.values[name]
 	return v, ok
 }
 
 // Subscribe returns a no-op cancel: the snapshot never changes.
-func (s *EnvSource) Subscribe(func() error) (cancel func()) { return func() {} }
+func (s *envSource) Subscribe(func() error) (cancel func()) { return func() {} }
 
-// EnvName returns the environment variable name for a property name (see EnvSource).
-func EnvName(property string) string {
+// envName returns the environment variable name for a property name (see envSource).
+func envName(property string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z':
@@ -76,7 +78,7 @@ func EnvName(property string) string {
 }
 
 // ErrAmbiguousEnv matches (errors.Is) a *PropertyError about an environment variable that
-// names the properties of two held keys (see EnvSource).
+// names the properties of two held keys (see envSource).
 var ErrAmbiguousEnv = errors.New("ambiguous environment variable")
 
 // pairEnvName pairs k with a held key of its scope whose names share the environment
@@ -85,7 +87,7 @@ var ErrAmbiguousEnv = errors.New("ambiguous environment variable")
 // ambiguous. s.mu is held; k is not resolved yet.
 func (s *Store) pairEnvName(k keyed) []*PropertyError {
 	st := k.state()
-	env := EnvName(st.name(""))
+	env := envName(st.name(""))
 	if st.key != "default" && env == namesOf(st.scope).envPrefix+"DEFAULT_" {
 		st.envTwin = "default"
 		return nil
@@ -97,7 +99,7 @@ func (s *Store) pairEnvName(k keyed) []*PropertyError {
 		return nil
 	}
 	hs := h.state()
-	if EnvName(hs.name("")) != env {
+	if envName(hs.name("")) != env {
 		return nil // a hash collision, not shared names
 	}
 	st.envTwin = hs.key
@@ -115,12 +117,12 @@ func (s *Store) unpairEnvName(k keyed) []*PropertyError {
 	if st.envTwin == "default" {
 		return nil
 	}
-	env := EnvName(st.name(""))
+	env := envName(st.name(""))
 	var others []keyed
 	if st.envTwin != "" {
 		for _, o := range s.sets {
 			if o != nil && o != k && o.state().scope == st.scope && o.state().envTwin != "default" &&
-				EnvName(o.state().name("")) == env {
+				envName(o.state().name("")) == env {
 				others = append(others, o)
 			}
 		}
@@ -150,12 +152,12 @@ func (s *Store) unpairEnvName(k keyed) []*PropertyError {
 }
 
 // lookupUnmapped is lookup for a paired key: its own names (those starting with own)
-// are taken from an EnvSource only as spelled, not from the shared variables.
+// are taken from an envSource only as spelled, not from the shared variables.
 func (s *Store) lookupUnmapped(own string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		for _, src := range s.sources {
 			get := src.Get
-			if env, ok := src.Source.(*EnvSource); ok && strings.HasPrefix(name, own) {
+			if env, ok := src.Source.(*envSource); ok && strings.HasPrefix(name, own) {
 				get = env.exact
 			}
 			if v, ok := get(name); ok {
@@ -166,12 +168,12 @@ func (s *Store) lookupUnmapped(own string) func(string) (string, bool) {
 	}
 }
 
-// ambiguous returns an error for every own name of a paired key that an EnvSource has
+// ambiguous returns an error for every own name of a paired key that an envSource has
 // only under its shared variable.
 func (s *Store) ambiguous(st *keyState) []*PropertyError {
 	var errs []*PropertyError
 	for _, src := range s.sources {
-		env, ok := src.Source.(*EnvSource)
+		env, ok := src.Source.(*envSource)
 		if !ok {
 			continue
 		}
@@ -180,9 +182,9 @@ func (s *Store) ambiguous(st *keyState) []*PropertyError {
 			if _, ok := env.exact(name); ok {
 				continue
 			}
-			if v, ok := env.values[EnvName(name)]; ok {
+			if v, ok := env.values[envName(name)]; ok {
 				errs = append(errs, &PropertyError{Name: name, Value: v, Err: fmt.Errorf("%w: %s also names hystrix.%s.%s.%s; refused for both",
-					ErrAmbiguousEnv, EnvName(name), st.scope, st.envTwin, short)})
+					ErrAmbiguousEnv, envName(name), st.scope, st.envTwin, short)})
 			}
 		}
 	}

@@ -10,8 +10,8 @@ import (
 
 func TestEnvName(t *testing.T) {
 	assert.Equal(t, "HYSTRIX_COMMAND_GETUSER_EXECUTION_ISOLATION_THREAD_TIMEOUTINMILLISECONDS",
-		EnvName("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds"))
-	assert.Equal(t, "HYSTRIX_THREADPOOL_MY_POOL_2_CORESIZE", EnvName("hystrix.threadpool.my-pool.2.coreSize"))
+		envName("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds"))
+	assert.Equal(t, "HYSTRIX_THREADPOOL_MY_POOL_2_CORESIZE", envName("hystrix.threadpool.my-pool.2.coreSize"))
 }
 
 func TestEnvSource(t *testing.T) {

@@ -65,10 +65,12 @@ func ExampleSet() {
 	// SEMAPHORE 300ms 25
 }
 
-// ValidateCommand checks values set in code where a command is defined, so that a bad
+// Store.Command checks values set in code where a command is defined, so that a bad
 // definition fails at once instead of on every execution.
-func ExampleValidateCommand() {
-	err := config.ValidateCommand("GetUser", config.Overrides{
+func ExampleStore_Command_invalid() {
+	store := config.NewStore()
+	defer store.Close()
+	_, err := store.Command("GetUser", config.Overrides{
 		"execution.timeout.enable":                         "false",
 		"execution.isolation.thread.timeoutInMilliseconds": "-300ms",
 	})

@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-// FileSource is a Source backed by a .properties file (see ParseProperties) that
+// FileSource is a Source backed by a .properties file (see parseProperties) that
 // follows the file: it watches the file's directory (and, when the path is a symbolic
 // link, its target's, re-resolved before every re-read: a Kubernetes ConfigMap volume
 // swaps a ..data link), and re-reads the file about 100 ms after the last change. An
@@ -67,7 +67,7 @@ func (f *FileSource) Reload() error {
 		return fmt.Errorf("%w: the last line of %s has no line break, the previous values stay until it has one",
 			ErrPartialFile, f.path)
 	}
-	values, err := ParseProperties(bytes.NewReader(data), f.path)
+	values, err := parseProperties(bytes.NewReader(data), f.path)
 	if err != nil {
 		return err
 	}

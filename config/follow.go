@@ -16,7 +16,7 @@ func NewDefaultStore() *Store {
 	d.mu.Lock()
 	for _, src := range d.sources {
 		from := src.Source
-		if _, env := from.(*EnvSource); env {
+		if _, env := from.(*envSource); env {
 			from = NewEnvSource()
 		}
 		x := s.subscribe(from)

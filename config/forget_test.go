@@ -36,7 +36,7 @@ func TestForgetStartsOver(t *testing.T) {
 	_, err = store.Collapser("F", nil)
 	require.NoError(t, err)
 	assert.True(t, store.ForgetThreadPool("F"))
-	assert.True(t, store.ForgetCollapser("F"))
+	assert.True(t, store.forgetCollapser("F"))
 	assert.Empty(t, store.ThreadPools())
 	assert.Empty(t, store.Collapsers())
 	assert.Len(t, store.Commands(), 1)

@@ -20,23 +20,23 @@ func FuzzParseProperties(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		values, err := ParseProperties(strings.NewReader(in), "fuzz.properties")
+		values, err := parseProperties(strings.NewReader(in), "fuzz.properties")
 		if err != nil {
 			if pe, ok := err.(*ParseError); ok && (pe.Line < 1 || pe.Line > strings.Count(in, "\n")+strings.Count(in, "\r")+1) {
 				t.Fatalf("line %d out of range: %v", pe.Line, err)
 			}
 			return
 		}
-		// What parsed writes back, by PropertiesLine, as lines that parse the same,
+		// What parsed writes back, by propertiesLine, as lines that parse the same,
 		// unless a key or value is not UTF-8.
 		var b strings.Builder
 		for k, v := range values {
 			if k == "" {
 				t.Fatalf("an empty key in %q", in)
 			}
-			line, err := PropertiesLine(k, v)
+			line, err := propertiesLine(k, v)
 			if err != nil {
-				if !errors.Is(err, ErrInexpressible) || utf8.ValidString(k) && utf8.ValidString(v) {
+				if !errors.Is(err, errInexpressible) || utf8.ValidString(k) && utf8.ValidString(v) {
 					t.Fatalf("%q=%q: %v", k, v, err)
 				}
 				delete(values, k)
@@ -44,7 +44,7 @@ func FuzzParseProperties(f *testing.F) {
 			}
 			b.WriteString(line + "\n")
 		}
-		again, err := ParseProperties(strings.NewReader(b.String()), "again.properties")
+		again, err := parseProperties(strings.NewReader(b.String()), "again.properties")
 		if err != nil || len(again) != len(values) {
 			t.Fatalf("written back %q: %v, %d of %d entries", b.String(), err, len(again), len(values))
 		}
@@ -90,17 +90,17 @@ func FuzzEnvName(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		env := EnvName(name)
+		env := envName(name)
 		if utf8.ValidString(name) && len(env) != utf8.RuneCountInString(name) {
-			t.Fatalf("EnvName(%q) = %q: not one character per character", name, env)
+			t.Fatalf("envName(%q) = %q: not one character per character", name, env)
 		}
 		for _, r := range env {
 			if (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' {
-				t.Fatalf("EnvName(%q) = %q holds %q", name, env, r)
+				t.Fatalf("envName(%q) = %q holds %q", name, env, r)
 			}
 		}
-		if EnvName(env) != env {
-			t.Fatalf("EnvName(%q) = %q is no fixed point", name, env)
+		if envName(env) != env {
+			t.Fatalf("envName(%q) = %q is no fixed point", name, env)
 		}
 		hint, unknown := unknownName(name, nameRules{env: true})
 		if hint != "" && !unknown {
@@ -111,7 +111,7 @@ func FuzzEnvName(f *testing.F) {
 
 // TestHintsForLongNamesAreCheap: a hostile name costs no quadratic work.
 func TestHintsForLongNamesAreCheap(t *testing.T) {
-	name := "hystrix.command." + strings.Repeat("A.", MaxLineLength/2)
+	name := "hystrix.command." + strings.Repeat("A.", maxLineLength/2)
 	start := time.Now()
 	_, unknown := unknownName(name, nameRules{})
 	if !unknown || time.Since(start) > time.Second {

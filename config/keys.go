@@ -106,7 +106,7 @@ type Entry[O scopeOwner] struct{ name, value string }
 // CollapserOverrides for collapser Keys. All entries are of one scope:
 // Set(ExecutionTimeout.Of(d), ThreadPoolCoreSize.Of(4)) does not compile, and neither does
 // thread-pool values where command values go. Values are validated where the Overrides are used (Store.Command,
-// ValidateCommand, ...), like the string form.
+// ValidateThreadPool, ...), like the string form.
 func Set[O scopeOwner](entries ...Entry[O]) Values[O] {
 	o := make(Values[O], len(entries))
 	for _, e := range entries {

@@ -108,7 +108,7 @@ func TestForgottenKeysCostNoMemory(t *testing.T) {
 		}
 	}
 	for _, k := range keys {
-		if !store.ForgetCommand(k) || !store.ForgetThreadPool(k) || !store.ForgetCollapser(k) {
+		if !store.ForgetCommand(k) || !store.ForgetThreadPool(k) || !store.forgetCollapser(k) {
 			t.Fatalf("key %s not held", k)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -24,13 +23,13 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("config: %s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// MaxLineLength is the longest line ParseProperties reads, in bytes.
-const MaxLineLength = 64 << 10
+// maxLineLength is the longest line parseProperties reads, in bytes (64 KiB).
+const maxLineLength = 64 << 10
 
 // blanks are the white space of a .properties file, as java.util.Properties has it.
 const blanks = " \t\f"
 
-// ParseProperties reads .properties text as java.util.Properties.load does, in UTF-8:
+// parseProperties reads .properties text as java.util.Properties.load does, in UTF-8:
 //
 //   - Lines end in "\n", "\r\n" or "\r". A line whose first non-blank character is '#'
 //     or '!' is a comment; blank lines are skipped. Blanks are space, tab and form feed.
@@ -51,14 +50,13 @@ const blanks = " \t\f"
 // them for files that Java reads too), and a line with neither '=' nor ':' is an error.
 // A later duplicate key wins. A UTF-8 byte order mark at the start is skipped.
 // A line without '=' or ':', with an empty key, a malformed \u escape or longer than
-// MaxLineLength is a *ParseError naming file and line. PropertiesLine writes an entry
-// the other way round.
+// maxLineLength is a *ParseError naming file and line.
 //
 // The time taken is linear in the length of the input.
-func ParseProperties(r io.Reader, file string) (map[string]string, error) {
+func parseProperties(r io.Reader, file string) (map[string]string, error) {
 	values := map[string]string{}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, MaxLineLength+len("\r\n"))
+	sc.Buffer(nil, maxLineLength+len("\r\n"))
 	sc.Split(scanLines)
 	lineNo, start := 0, 0
 	var entry []byte
@@ -66,7 +64,7 @@ func ParseProperties(r io.Reader, file string) (map[string]string, error) {
 	for sc.Scan() {
 		lineNo++
 		line := sc.Bytes()
-		if len(line) > MaxLineLength {
+		if len(line) > maxLineLength {
 			return nil, tooLong(file, lineNo)
 		}
 		if lineNo == 1 {
@@ -104,7 +102,7 @@ func ParseProperties(r io.Reader, file string) (map[string]string, error) {
 }
 
 func tooLong(file string, line int) error {
-	return &ParseError{File: file, Line: line, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineLength)}
+	return &ParseError{File: file, Line: line, Msg: fmt.Sprintf("line longer than %d bytes", maxLineLength)}
 }
 
 // scanLines is bufio.ScanLines for the line ends of a .properties file: "\n", "\r\n"
@@ -186,7 +184,7 @@ func trimBlanks(s []byte) []byte {
 	return t
 }
 
-// unescape resolves the escapes of s (see ParseProperties).
+// unescape resolves the escapes of s (see parseProperties).
 func unescape(s []byte) (string, error) {
 	i := bytes.IndexByte(s, '\\')
 	if i < 0 {
@@ -259,81 +257,4 @@ func hex4(s []byte) (rune, bool) {
 		}
 	}
 	return v, true
-}
-
-// ErrInexpressible matches (errors.Is) a *PropertyError about a name or value that no
-// .properties line can hold: an empty name, or one that is not valid UTF-8.
-var ErrInexpressible = errors.New("cannot be written in a .properties file")
-
-// PropertiesLine returns the .properties line that ParseProperties (and
-// java.util.Properties) read as exactly name=value, with the escapes it needs: blanks,
-// '=', ':' and backslashes in the name, a leading '#' or '!', blanks at either end of
-// the value, control and other non-printing characters (\t \n \r \f, \uXXXX). A line
-// that would be longer than MaxLineLength continues on the next (a backslash before
-// the line break). The error is a *PropertyError matching ErrInexpressible for an empty
-// name, or a name or value that is not valid UTF-8.
-//
-//	config.PropertiesLine("hystrix.command.GET api:8080.circuitBreaker.forceOpen", "true")
-//	// hystrix.command.GET\ api\:8080.circuitBreaker.forceOpen=true
-func PropertiesLine(name, value string) (string, error) {
-	switch {
-	case name == "":
-		return "", &PropertyError{Name: name, Value: value, Err: fmt.Errorf("%w: the name is empty", ErrInexpressible)}
-	case !utf8.ValidString(name):
-		return "", &PropertyError{Name: name, Value: value, Err: fmt.Errorf("%w: the name is not UTF-8", ErrInexpressible)}
-	case !utf8.ValidString(value):
-		return "", &PropertyError{Name: name, Value: value, Err: fmt.Errorf("%w: the value is not UTF-8", ErrInexpressible)}
-	}
-	w := lineWriter{}
-	for i, r := range name {
-		w.rune(r, true, i == 0 || i == len(name)-utf8.RuneLen(r))
-	}
-	w.b.WriteByte('=')
-	w.n++
-	for i, r := range value {
-		w.rune(r, false, i == 0 || i == len(value)-utf8.RuneLen(r))
-	}
-	return w.b.String(), nil
-}
-
-// lineWriter writes the escaped characters of one entry, breaking the line before it
-// grows longer than MaxLineLength.
-type lineWriter struct {
-	b strings.Builder
-	n int // bytes in the current line
-}
-
-// rune writes r as a character of the key or of the value; edge says it is the first
-// or the last one.
-func (w *lineWriter) rune(r rune, key, edge bool) {
-	var piece string
-	switch {
-	case r == '\\':
-		piece = `\\`
-	case r == '\t':
-		piece = `\t`
-	case r == '\n':
-		piece = `\n`
-	case r == '\r':
-		piece = `\r`
-	case r == '\f':
-		piece = `\f`
-	case r == ' ' && (key || edge), key && strings.ContainsRune("=:#!", r):
-		piece = `\` + string(r)
-	case !strconv.IsPrint(r):
-		for _, u := range utf16.AppendRune(nil, r) {
-			piece += fmt.Sprintf(`\u%04X`, u)
-		}
-	default:
-		piece = string(r)
-	}
-	if w.n+len(piece) > MaxLineLength-1 { // room for the continuation backslash
-		w.b.WriteString("\\\n")
-		w.n = 0
-		if r == ' ' {
-			piece = `\ ` // a continuation line's leading blanks are dropped
-		}
-	}
-	w.b.WriteString(piece)
-	w.n += len(piece)
 }

@@ -24,7 +24,7 @@ func TestParseProperties(t *testing.T) {
 		"dup = 1\n" +
 		"dup = 2\n" +
 		"last = no newline \\"
-	got, err := ParseProperties(strings.NewReader(in), "app.properties")
+	got, err := parseProperties(strings.NewReader(in), "app.properties")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{
 		"hystrix.command.default.fallback.enabled":       "false",
@@ -44,7 +44,7 @@ func TestParsePropertiesErrors(t *testing.T) {
 		{"# c\n\n = value\n", `config: bad.properties:3: empty key in "= value"`},
 		{"a=1\nb \\\n  c\n", `config: bad.properties:2: missing '=' in "b c"`},
 	} {
-		_, err := ParseProperties(strings.NewReader(tc.in), "bad.properties")
+		_, err := parseProperties(strings.NewReader(tc.in), "bad.properties")
 		var pe *ParseError
 		require.True(t, errors.As(err, &pe), tc.in)
 		assert.EqualError(t, err, tc.want)
@@ -53,20 +53,20 @@ func TestParsePropertiesErrors(t *testing.T) {
 }
 
 func TestParsePropertiesByteOrderMark(t *testing.T) {
-	got, err := ParseProperties(strings.NewReader("\ufeffhystrix.command.default.fallback.enabled=false\nb=2\n"), "bom.properties")
+	got, err := parseProperties(strings.NewReader("\ufeffhystrix.command.default.fallback.enabled=false\nb=2\n"), "bom.properties")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"hystrix.command.default.fallback.enabled": "false", "b": "2"}, got)
-	_, err = ParseProperties(strings.NewReader("a=1\n\ufeffb=2\n"), "bom.properties")
+	_, err = parseProperties(strings.NewReader("a=1\n\ufeffb=2\n"), "bom.properties")
 	require.NoError(t, err, "only a mark at the start is skipped")
 }
 
 func TestParsePropertiesLongLine(t *testing.T) {
-	long := "b=" + strings.Repeat("x", MaxLineLength-2)
-	got, err := ParseProperties(strings.NewReader("a=1\n"+long+"\n"), "long.properties")
-	require.NoError(t, err, "a line of MaxLineLength bytes is read")
-	assert.Len(t, got["b"], MaxLineLength-2)
+	long := "b=" + strings.Repeat("x", maxLineLength-2)
+	got, err := parseProperties(strings.NewReader("a=1\n"+long+"\n"), "long.properties")
+	require.NoError(t, err, "a line of maxLineLength bytes is read")
+	assert.Len(t, got["b"], maxLineLength-2)
 
-	_, err = ParseProperties(strings.NewReader("a=1\n# two\n"+long+"x\nc=3\n"), "long.properties")
+	_, err = parseProperties(strings.NewReader("a=1\n# two\n"+long+"x\nc=3\n"), "long.properties")
 	var pe *ParseError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.EqualError(t, err, "config: long.properties:3: line longer than 65536 bytes")
@@ -92,7 +92,7 @@ func TestParsePropertiesEscapes(t *testing.T) {
 		{"cont\\\n  inued\\:key = v", "continued:key", "v"},
 		{"bs = x\\\\\\\n  y", "bs", `x\y`},
 	} {
-		got, err := ParseProperties(strings.NewReader(tc.in+"\n"), "esc.properties")
+		got, err := parseProperties(strings.NewReader(tc.in+"\n"), "esc.properties")
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, map[string]string{tc.key: tc.value}, got, tc.in)
 	}
@@ -111,7 +111,7 @@ func TestParsePropertiesEscapeErrors(t *testing.T) {
 		{"k=" + strings.Repeat("x", 100), ""},
 		{strings.Repeat("y", 100) + "\n", `config: e.properties:1: missing '=' in "` + strings.Repeat("y", 77) + `"...`},
 	} {
-		_, err := ParseProperties(strings.NewReader(tc.in), "e.properties")
+		_, err := parseProperties(strings.NewReader(tc.in), "e.properties")
 		if tc.want == "" {
 			assert.NoError(t, err, tc.in)
 			continue
@@ -124,18 +124,18 @@ func TestParsePropertiesEscapeErrors(t *testing.T) {
 
 // TestParsePropertiesLineEnds: "\n", "\r\n" and "\r" end lines, as in Java.
 func TestParsePropertiesLineEnds(t *testing.T) {
-	got, err := ParseProperties(strings.NewReader("a=1\rb=2\r\nc=3\n# d=4\re=5\\\r  6\r\r\nf=7\r"), "ends.properties")
+	got, err := parseProperties(strings.NewReader("a=1\rb=2\r\nc=3\n# d=4\re=5\\\r  6\r\r\nf=7\r"), "ends.properties")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"a": "1", "b": "2", "c": "3", "e": "56", "f": "7"}, got)
 
-	_, err = ParseProperties(strings.NewReader("a=1\r\rb\r"), "ends.properties")
+	_, err = parseProperties(strings.NewReader("a=1\r\rb\r"), "ends.properties")
 	assert.EqualError(t, err, `config: ends.properties:3: missing '=' in "b"`)
 }
 
-// TestPropertiesLine: what PropertiesLine writes, ParseProperties reads back, whatever
+// TestPropertiesLine: what propertiesLine writes, parseProperties reads back, whatever
 // the name and value hold; what no line can hold is an error naming it.
 func TestPropertiesLine(t *testing.T) {
-	line, err := PropertiesLine("hystrix.command.GET api.example.com:8080.circuitBreaker.forceOpen", "true")
+	line, err := propertiesLine("hystrix.command.GET api.example.com:8080.circuitBreaker.forceOpen", "true")
 	require.NoError(t, err)
 	assert.Equal(t, `hystrix.command.GET\ api.example.com\:8080.circuitBreaker.forceOpen=true`, line)
 
@@ -145,14 +145,14 @@ func TestPropertiesLine(t *testing.T) {
 		{" \t\f\r\n", "\t\f\r\n "},
 		{"ключ\u00a0\u2028\ufeff", "é😀\x00\x7f"},
 		{"k", ""},
-		{"long " + strings.Repeat("\u2028", MaxLineLength/4), strings.Repeat("a ", MaxLineLength)},
+		{"long " + strings.Repeat("\u2028", maxLineLength/4), strings.Repeat("a ", maxLineLength)},
 	} {
-		line, err := PropertiesLine(tc.name, tc.value)
+		line, err := propertiesLine(tc.name, tc.value)
 		require.NoError(t, err)
 		for l := range strings.SplitSeq(line, "\n") {
-			assert.LessOrEqual(t, len(l), MaxLineLength)
+			assert.LessOrEqual(t, len(l), maxLineLength)
 		}
-		got, err := ParseProperties(strings.NewReader(line+"\n"), "w.properties")
+		got, err := parseProperties(strings.NewReader(line+"\n"), "w.properties")
 		require.NoError(t, err, line)
 		assert.Equal(t, map[string]string{tc.name: tc.value}, got, line)
 	}
@@ -162,8 +162,8 @@ func TestPropertiesLine(t *testing.T) {
 		{"k\xff", "1", "config: k\xff: invalid value \"1\": cannot be written in a .properties file: the name is not UTF-8"},
 		{"k", "\xff", `config: k: invalid value "\xff": cannot be written in a .properties file: the value is not UTF-8`},
 	} {
-		_, err := PropertiesLine(tc.name, tc.value)
-		assert.ErrorIs(t, err, ErrInexpressible, tc.name)
+		_, err := propertiesLine(tc.name, tc.value)
+		assert.ErrorIs(t, err, errInexpressible, tc.name)
 		assert.EqualError(t, err, tc.want)
 		var pe *PropertyError
 		require.True(t, errors.As(err, &pe))

@@ -233,18 +233,18 @@ type names struct {
 	name      string         // as in hystrix.<name>.<KEY>.X
 	label     string         // for messages: "command", "thread-pool", "collapser"
 	prefix    string         // "hystrix.<name>."
-	envPrefix string         // EnvName(prefix)
+	envPrefix string         // envName(prefix)
 	shorts    []string       // short names in declaration order
-	envShorts []string       // EnvName of each short name
+	envShorts []string       // envName of each short name
 	longest   int            // length of the longest short name
 	byName    map[string]int // short name -> field index
-	byEnv     map[string]int // EnvName of the short name -> field index
+	byEnv     map[string]int // envName of the short name -> field index
 }
 
 // newScope returns the empty table of a scope; its properties join it with add.
 func newScope[O any](name, label string, state func(*O) *keyState) *scope[O] {
 	prefix := "hystrix." + name + "."
-	return &scope[O]{names: names{name: name, label: label, prefix: prefix, envPrefix: EnvName(prefix),
+	return &scope[O]{names: names{name: name, label: label, prefix: prefix, envPrefix: envName(prefix),
 		byName: map[string]int{}, byEnv: map[string]int{}}, state: state}
 }
 
@@ -265,9 +265,9 @@ func (sc *scope[O]) add(f field[O]) {
 	sc.slabs[t].n++
 	sc.fields = append(sc.fields, f)
 	sc.shorts = append(sc.shorts, short)
-	sc.envShorts = append(sc.envShorts, EnvName(short))
+	sc.envShorts = append(sc.envShorts, envName(short))
 	sc.byName[short] = i
-	sc.byEnv[EnvName(short)] = i
+	sc.byEnv[envName(short)] = i
 	sc.longest = max(sc.longest, len(short))
 }
 

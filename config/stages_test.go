@@ -33,13 +33,13 @@ func TestStageProperties(t *testing.T) {
 		"faultInjection.fault":                 "SLOW",
 		"faultInjection.latencyInMilliseconds": "-5",
 	} {
-		err := ValidateCommand("Bad", Overrides{name: raw})
+		err := validateCommand("Bad", Overrides{name: raw})
 		assert.ErrorContains(t, err, name, "%s=%s", name, raw)
 	}
-	assert.ErrorContains(t, ValidateCommand("Bad", Overrides{"rateLimit.permitsPerSecond": "NaN"}), "not a finite number")
-	assert.ErrorContains(t, ValidateCommand("Bad", Overrides{"faultInjection.fault": "SLOW"}), "LATENCY")
+	assert.ErrorContains(t, validateCommand("Bad", Overrides{"rateLimit.permitsPerSecond": "NaN"}), "not a finite number")
+	assert.ErrorContains(t, validateCommand("Bad", Overrides{"faultInjection.fault": "SLOW"}), "LATENCY")
 	for f := FaultError; f <= FaultBadRequest; f++ {
-		g, err := ParseFault(f.String())
+		g, err := parseFault(f.String())
 		require.NoError(t, err)
 		assert.Equal(t, f, g)
 	}
@@ -56,7 +56,7 @@ func TestThrottleProperties(t *testing.T) {
 	for name, raw := range map[string]string{
 		"throttle.k": "0.9", "throttle.windowInMilliseconds": "0", "throttle.minRequests": "-1",
 	} {
-		assert.ErrorContains(t, ValidateCommand("Bad", Overrides{name: raw}), name, "%s=%s", name, raw)
+		assert.ErrorContains(t, validateCommand("Bad", Overrides{name: raw}), name, "%s=%s", name, raw)
 	}
-	assert.ErrorContains(t, ValidateCommand("Bad", Overrides{"throttle.k": "0.9"}), "must be >= 1")
+	assert.ErrorContains(t, validateCommand("Bad", Overrides{"throttle.k": "0.9"}), "must be >= 1")
 }

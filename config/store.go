@@ -64,7 +64,7 @@ type CollapserOverrides = Values[CollapserProperties]
 // every entry the Store cannot apply, such names included. A strict Store (SetStrict)
 // refuses a source or a key instead of applying the rest.
 //
-// Keys are held until forgotten (ForgetCommand, ForgetThreadPool, ForgetCollapser).
+// Keys are held until forgotten (ForgetCommand, ForgetThreadPool; a collapser key is held for good).
 //
 // A Store is safe for concurrent use.
 type Store struct {
@@ -81,7 +81,7 @@ type Store struct {
 	scratch    []any                 // candidate values while resolving one key
 	refused    map[refusal]refusedBy // the bad values of the held keys
 	warned     map[string]struct{}   // unknown dynamic names logged so far
-	envKeys    map[uint64]keyed      // hash of EnvName(hystrix.<scope>.<KEY>.) -> a held key with it
+	envKeys    map[uint64]keyed      // hash of envName(hystrix.<scope>.<KEY>.) -> a held key with it
 	envSeed    maphash.Seed
 	logger     atomic.Pointer[slog.Logger] // nil: slog.Default()
 	strict     atomic.Bool
@@ -223,7 +223,7 @@ func DefaultSource() *MemorySource { return defaultSource }
 // caches them with inCode; later calls return the cached properties and do not apply
 // inCode (first creation wins, as in Hystrix; Overrides.Diff tells what a later call
 // would have changed). An unknown name or invalid value in inCode is an error on every
-// call (errors.Is ErrUnknownProperty / ErrInvalidValue; see ValidateCommand), and then
+// call (errors.Is ErrUnknownProperty / ErrInvalidValue, one *PropertyError per problem), and then
 // nothing is cached or returned.
 func (s *Store) Command(key string, inCode Overrides) (*CommandProperties, error) {
 	return getOrCreate(s, &s.commands, commandScope, key, inCode)
@@ -361,9 +361,6 @@ func (s *Store) ForgetCommand(key string) bool { return forget(s, &s.commands, k
 
 // ForgetThreadPool drops the properties of a thread-pool key (see ForgetCommand).
 func (s *Store) ForgetThreadPool(key string) bool { return forget(s, &s.pools, key, nil) }
-
-// ForgetCollapser drops the properties of a collapser key (see ForgetCommand).
-func (s *Store) ForgetCollapser(key string) bool { return forget(s, &s.collapsers, key, nil) }
 
 // weakKeyed is a forgotten key, held weakly; value is nil once it was collected.
 type weakKeyed interface{ value() keyed }

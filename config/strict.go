@@ -225,7 +225,7 @@ func labelOf(src Source) string {
 	switch x := src.(type) {
 	case interface{ sourceLabel() string }:
 		return x.sourceLabel()
-	case *EnvSource:
+	case *envSource:
 		return "environment"
 	}
 	return fmt.Sprintf("%T", src)

@@ -10,7 +10,7 @@ type nameRules struct {
 
 // rulesOf returns the name rules of src.
 func rulesOf(src Source) nameRules {
-	_, env := src.(*EnvSource)
+	_, env := src.(*envSource)
 	only, ok := src.(PropertiesOnly)
 	return nameRules{env: env, only: ok && only.OnlyProperties()}
 }
@@ -131,7 +131,7 @@ func scopeHint(rest string, sep byte) string {
 	}
 	tail := rest[at+1:]
 	if sep == '_' {
-		tail = EnvName(tail)
+		tail = envName(tail)
 	}
 	if _, known := best.shortAt(tail); known {
 		return "did you mean " + best.prefix + tail + "?"

@@ -5,24 +5,14 @@ import (
 	"slices"
 )
 
-// ValidateCommand checks the values set in code for a command key the way Store.Command
-// does when it creates the key: every name a command property, every value parsable and
-// in range, and the cross-property rules over the built-in defaults. The error joins one
-// *PropertyError per problem, each naming the property and the value; an unknown name
-// comes with a Hint (the closest known name, or the scope it belongs to). It reads no
-// source and keeps nothing, so a command definition can call it and return its error.
-func ValidateCommand(key string, inCode Overrides) error { return commandScope.validate(key, inCode) }
-
-// ValidateThreadPool checks the values set in code for a thread-pool key (see
-// ValidateCommand).
+// ValidateThreadPool checks the values set in code for a thread-pool key the way
+// Store.ThreadPool does when it creates the key, without creating it: every name a
+// thread-pool property, every value parsable and in range, and the cross-property rules
+// over the built-in defaults. The error joins one *PropertyError per problem, each naming
+// the property and the value; an unknown name comes with a Hint (the closest known name,
+// or the scope it belongs to). It reads no source and keeps nothing.
 func ValidateThreadPool(key string, inCode ThreadPoolOverrides) error {
 	return threadPoolScope.validate(key, inCode)
-}
-
-// ValidateCollapser checks the values set in code for a collapser key (see
-// ValidateCommand).
-func ValidateCollapser(key string, inCode CollapserOverrides) error {
-	return collapserScope.validate(key, inCode)
 }
 
 func (sc *scope[O]) validate(key string, inCode map[string]string) error {

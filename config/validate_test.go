@@ -10,11 +10,11 @@ import (
 )
 
 func TestValidate(t *testing.T) {
-	assert.NoError(t, ValidateCommand("V", Set(ExecutionTimeout.Of(300*time.Millisecond))))
-	assert.NoError(t, ValidateCommand("V", nil))
-	assert.ErrorIs(t, ValidateCommand("", nil), ErrEmptyKey)
+	assert.NoError(t, validateCommand("V", Set(ExecutionTimeout.Of(300*time.Millisecond))))
+	assert.NoError(t, validateCommand("V", nil))
+	assert.ErrorIs(t, validateCommand("", nil), ErrEmptyKey)
 
-	err := ValidateCommand("V", Overrides{
+	err := validateCommand("V", Overrides{
 		"execution.timeout.enable":                "false",
 		"circuitBreaker.errorThresholdPercentage": "150",
 	})
@@ -29,19 +29,19 @@ func TestValidate(t *testing.T) {
 	assert.Equal(t, `did you mean "execution.timeout.enabled"?`, errs[0].Hint)
 	assert.EqualError(t, errs[1], `config: hystrix.command.V.circuitBreaker.errorThresholdPercentage (set in code): invalid value "150": must be a percentage in 0..100`)
 
-	assert.EqualError(t, ValidateCommand("V", Set(ExecutionTimeout.Of(-time.Second))),
+	assert.EqualError(t, validateCommand("V", Set(ExecutionTimeout.Of(-time.Second))),
 		`config: hystrix.command.V.execution.isolation.thread.timeoutInMilliseconds (set in code): invalid value "-1s": must be > 0`)
-	assert.EqualError(t, ValidateCommand("V", Set(RollingStatsBuckets.Of(3))),
+	assert.EqualError(t, validateCommand("V", Set(RollingStatsBuckets.Of(3))),
 		`config: hystrix.command.V.metrics.rollingStats.numBuckets (set in code): invalid value "3": does not divide hystrix.command.V.metrics.rollingStats.timeInMilliseconds=10000`)
 	assert.EqualError(t, ValidateThreadPool("P", Set(ThreadPoolCoreSize.Of(0))),
 		`config: hystrix.threadpool.P.coreSize (set in code): invalid value "0": effective maximum pool size is 0 (hystrix.threadpool.P.maximumSize=10, hystrix.threadpool.P.allowMaximumSizeToDivergeFromCoreSize=false)`)
-	assert.ErrorIs(t, ValidateCollapser("C", Set(CollapserTimerDelay.Of(0))), ErrInvalidValue)
-	assert.ErrorIs(t, ValidateCollapser("C", CollapserOverrides{"timerDelay": "10"}), ErrUnknownProperty)
+	assert.ErrorIs(t, validateCollapser("C", Set(CollapserTimerDelay.Of(0))), ErrInvalidValue)
+	assert.ErrorIs(t, validateCollapser("C", CollapserOverrides{"timerDelay": "10"}), ErrUnknownProperty)
 }
 
 func TestValidateHoldsNothing(t *testing.T) {
 	store := NewStore()
-	require.NoError(t, ValidateCommand("Nothing", Set(ExecutionTimeout.Of(time.Second))))
+	require.NoError(t, validateCommand("Nothing", Set(ExecutionTimeout.Of(time.Second))))
 	assert.Empty(t, store.Commands())
 }
 

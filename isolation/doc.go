@@ -15,7 +15,7 @@
 // queueSizeRejectionThreshold. Submit (a func) and SubmitTask (a Task: a pooled value that
 // is its own task costs no allocation) never block: it accepts the task or returns a
 // *RejectedError matching ErrRejected, which the command turns into THREAD_POOL_REJECTED.
-// PoolGauges carries the ThreadPoolExecutor gauges for metrics and the dashboard.
+// Pool.Gauges carries the ThreadPoolExecutor gauges for metrics and the dashboard.
 // PoolRegistry makes one Pool per key from a config.Store (fresh per test, or Default);
 // making a pool costs the same whatever the number of pools, and Evict closes and forgets
 // the pool of a key gone idle (the command package calls it when the key's thread-pool

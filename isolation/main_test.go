@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -114,7 +115,7 @@ func (tp *testPool) hold(t testing.TB) *held {
 }
 
 // requireGauges waits (briefly) until the pool's gauges equal want.
-func requireGauges(t testing.TB, p *Pool, want PoolGauges) {
+func requireGauges(t testing.TB, p *Pool, want metrics.ThreadPoolGauges) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Second)
 	for p.Gauges() != want && time.Now().Before(deadline) {

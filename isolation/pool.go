@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/clock"
-	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -55,19 +54,6 @@ type Pool struct {
 	accepted  int64
 	closed    atomic.Bool // written under mu; Closed reads it without
 	reaper    clock.Timer // armed while idle workers above coreSize may need to retire
-}
-
-// PoolGauges are a Pool's gauges, read together under the pool's lock; the metrics
-// package defines them, so pool metrics and dashboards read them without conversion.
-type PoolGauges = metrics.ThreadPoolGauges
-
-// NewPool returns the pool of thread-pool key with properties p (see config.Store.ThreadPool)
-// on clock clk. No worker starts before the first Submit. It panics if p or clk is nil.
-func NewPool(key string, p *config.ThreadPoolProperties, clk clock.Clock) *Pool {
-	if p == nil || clk == nil {
-		panic("isolation: NewPool with nil properties or clock")
-	}
-	return newPool(key, settingsFrom(p), clk)
 }
 
 func newPool(key string, set poolSettings, clk clock.Clock) *Pool {
@@ -172,12 +158,13 @@ func (p *Pool) SubmitTask(task Task) error {
 // one, or a new one).
 func (p *Pool) Queues() bool { return p.set.maxQueueSize > 0 }
 
-// Gauges returns the pool's gauges.
-func (p *Pool) Gauges() PoolGauges {
+// Gauges returns the pool's gauges, read together under the pool's lock; the metrics
+// package defines them, so pool metrics and dashboards read them without conversion.
+func (p *Pool) Gauges() metrics.ThreadPoolGauges {
 	core, maxSize := p.set.sizes()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return PoolGauges{
+	return metrics.ThreadPoolGauges{
 		ActiveCount:        p.active,
 		QueueSize:          p.queue.len(),
 		PoolSize:           p.workers,

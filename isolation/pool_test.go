@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,15 +84,15 @@ func TestPoolHandOffRejectsWhenNoWorkerIsFree(t *testing.T) {
 	b.waitStarted(t)
 
 	requireRejected(t, tp.Submit(func() {}), reasonHandOff)
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 2, PoolSize: 2, LargestPoolSize: 2,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 2, PoolSize: 2, LargestPoolSize: 2,
 		CorePoolSize: 2, MaximumPoolSize: 2, TaskCount: 2})
 
 	a.free()
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 1, PoolSize: 2, LargestPoolSize: 2,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 1, PoolSize: 2, LargestPoolSize: 2,
 		CorePoolSize: 2, MaximumPoolSize: 2, CompletedTaskCount: 1, TaskCount: 2})
 	c := tp.hold(t) // handed to the idle worker: no new worker
 	c.waitStarted(t)
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 2, PoolSize: 2, LargestPoolSize: 2,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 2, PoolSize: 2, LargestPoolSize: 2,
 		CorePoolSize: 2, MaximumPoolSize: 2, CompletedTaskCount: 1, TaskCount: 3})
 	requireRejected(t, tp.Submit(func() {}), reasonHandOff)
 }
@@ -106,7 +107,7 @@ func TestPoolQueueLimitRejects(t *testing.T) {
 		require.NoError(t, tp.Submit(func() { mu.Lock(); order = append(order, i); mu.Unlock() }))
 	}
 	requireRejected(t, tp.Submit(func() {}), reasonQueueFull)
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 1, QueueSize: 3, PoolSize: 1, LargestPoolSize: 1,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 1, QueueSize: 3, PoolSize: 1, LargestPoolSize: 1,
 		CorePoolSize: 1, MaximumPoolSize: 1, TaskCount: 4})
 
 	first.free()
@@ -135,7 +136,7 @@ func TestPoolQueueSizeRejectionThresholdIsDynamic(t *testing.T) {
 
 	tp.threshold.Set(0) // Hystrix: queue size < 0 is never true, so a queued pool rejects all
 	first.free()
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
 		MaximumPoolSize: 1, CompletedTaskCount: 5, TaskCount: 5})
 	requireRejected(t, tp.Submit(func() {}), reasonThreshold)
 }
@@ -173,12 +174,12 @@ func TestPoolExtraWorkersStartOnlyWhenTheQueueIsFull(t *testing.T) {
 	tp.hold(t).waitStarted(t)
 	require.NoError(t, tp.Submit(func() {}))
 	require.NoError(t, tp.Submit(func() {}))
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 1, QueueSize: 2, PoolSize: 1, LargestPoolSize: 1,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 1, QueueSize: 2, PoolSize: 1, LargestPoolSize: 1,
 		CorePoolSize: 1, MaximumPoolSize: 3, TaskCount: 3})
 	b, c := tp.hold(t), tp.hold(t)
 	b.waitStarted(t)
 	c.waitStarted(t)
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 3, QueueSize: 2, PoolSize: 3, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 3, QueueSize: 2, PoolSize: 3, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 3, TaskCount: 5})
 	requireRejected(t, tp.Submit(func() {}), reasonQueueFull)
 }
@@ -192,22 +193,22 @@ func TestPoolLoweringTheMaximumRetiresWorkers(t *testing.T) {
 	tp.diverge.Set(false) // effective maximum 1 while 3 run
 	requireRejected(t, tp.Submit(func() {}), reasonHandOff)
 	hs[0].free() // a busy worker above the maximum exits when its task ends
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 2, PoolSize: 2, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 2, PoolSize: 2, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 1, CompletedTaskCount: 1, TaskCount: 3})
 
 	tp.diverge.Set(true)
 	hs[1].free() // idle now, above core: waits for keepAlive
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 1, PoolSize: 2, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 1, PoolSize: 2, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 3, CompletedTaskCount: 2, TaskCount: 3})
 	tp.diverge.Set(false)
 	ran := make(chan struct{})
 	// The next Submit sees 2 workers above the maximum 1: it retires the idle one at once,
 	// and the busy one cannot take the task.
 	requireRejected(t, tp.Submit(func() { close(ran) }), reasonHandOff)
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 1, PoolSize: 1, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 1, PoolSize: 1, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 1, CompletedTaskCount: 2, TaskCount: 3})
 	hs[2].free()
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 1, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 1, CompletedTaskCount: 3, TaskCount: 3})
 	require.NoError(t, tp.Submit(func() { close(ran) }))
 	Await(t, ran, "the task ran")
@@ -235,10 +236,10 @@ func TestPoolWorkersAboveALoweredMaximumLeaveTheQueueAlone(t *testing.T) {
 	for _, h := range extra {
 		h.free()
 	}
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 1, QueueSize: 2, PoolSize: 1, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 1, QueueSize: 2, PoolSize: 1, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 1, CompletedTaskCount: 2, TaskCount: 5})
 	first.free() // the one worker within the maximum drains the queue
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 1, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 1, CompletedTaskCount: 5, TaskCount: 5})
 	assert.Equal(t, int64(1), maxQueuedRunning.Load())
 }
@@ -253,7 +254,7 @@ func TestPoolKeepAliveReapsWorkersAboveCore(t *testing.T) {
 	for _, h := range hs {
 		h.free()
 	}
-	idle := PoolGauges{PoolSize: 3, LargestPoolSize: 3, CorePoolSize: 1, MaximumPoolSize: 3,
+	idle := metrics.ThreadPoolGauges{PoolSize: 3, LargestPoolSize: 3, CorePoolSize: 1, MaximumPoolSize: 3,
 		CompletedTaskCount: 3, TaskCount: 3}
 	requireGauges(t, tp.Pool, idle)
 	assert.Equal(t, 1, tp.clk.Pending(), "one reaper timer per pool")
@@ -276,12 +277,12 @@ func TestPoolKeepAliveCountsFromEachWorkersIdleStart(t *testing.T) {
 		h.waitStarted(t)
 	}
 	hs[0].free()
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 2, PoolSize: 3, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 2, PoolSize: 3, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 3, CompletedTaskCount: 1, TaskCount: 3})
 	tp.clk.Advance(30 * time.Second)
 	hs[1].free()
 	hs[2].free()
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 3, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 3, LargestPoolSize: 3,
 		CorePoolSize: 1, MaximumPoolSize: 3, CompletedTaskCount: 3, TaskCount: 3})
 
 	tp.clk.Advance(30 * time.Second) // the first idle worker reaches keepAlive
@@ -312,7 +313,7 @@ func TestPoolLoweringCore(t *testing.T) {
 				h.waitStarted(t)
 				h.free()
 			}
-			requireGauges(t, tp.Pool, PoolGauges{PoolSize: 3, LargestPoolSize: 3,
+			requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 3, LargestPoolSize: 3,
 				CorePoolSize: 3, MaximumPoolSize: 3, CompletedTaskCount: 3, TaskCount: 3})
 			assert.Equal(t, 0, tp.clk.Pending(), "core workers need no reaper")
 			tp.clk.Advance(time.Hour) // idle within core: this time does not count
@@ -321,7 +322,7 @@ func TestPoolLoweringCore(t *testing.T) {
 			done := make(chan struct{})
 			require.NoError(t, tp.Submit(func() { close(done) })) // notices the change
 			Await(t, done, "the task ran")
-			requireGauges(t, tp.Pool, PoolGauges{PoolSize: tt.wantPool, LargestPoolSize: 3,
+			requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: tt.wantPool, LargestPoolSize: 3,
 				CorePoolSize: 1, MaximumPoolSize: tt.wantMaximum, CompletedTaskCount: 4, TaskCount: 4})
 			assert.Equal(t, tt.wantPending, tp.clk.Pending())
 			tp.clk.Advance(time.Minute - time.Second)
@@ -339,17 +340,17 @@ func TestPoolKeepAliveRunsFromTheDecreaseOfCore(t *testing.T) {
 		h.waitStarted(t)
 	}
 	a.free() // idle above core at 0s: the reaper is due at 60s
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 2, PoolSize: 3, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 2, PoolSize: 3, LargestPoolSize: 3,
 		CorePoolSize: 2, MaximumPoolSize: 3, CompletedTaskCount: 1, TaskCount: 3})
 	require.Equal(t, 1, tp.clk.Pending())
 
 	tp.clk.Advance(30 * time.Second)
 	tp.diverge.Set(false) // maximum 2: b's worker exits when b ends
 	b.free()
-	requireGauges(t, tp.Pool, PoolGauges{ActiveCount: 1, PoolSize: 2, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{ActiveCount: 1, PoolSize: 2, LargestPoolSize: 3,
 		CorePoolSize: 2, MaximumPoolSize: 2, CompletedTaskCount: 2, TaskCount: 3})
 	c.free() // idle within core: no keepAlive yet
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 2, LargestPoolSize: 3,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 2, LargestPoolSize: 3,
 		CorePoolSize: 2, MaximumPoolSize: 2, CompletedTaskCount: 3, TaskCount: 3})
 
 	tp.diverge.Set(true)
@@ -368,7 +369,7 @@ func TestPoolKeepAliveRunsFromTheDecreaseOfCore(t *testing.T) {
 
 func TestPoolGaugesStepByStep(t *testing.T) {
 	tp := newTestPool(t, poolConfig{core: 2, maximum: 2, queue: 5, threshold: 2})
-	g := PoolGauges{CorePoolSize: 2, MaximumPoolSize: 2}
+	g := metrics.ThreadPoolGauges{CorePoolSize: 2, MaximumPoolSize: 2}
 	requireGauges(t, tp.Pool, g)
 
 	a := tp.hold(t)
@@ -450,7 +451,7 @@ func TestPoolCloseStopsIdleWorkersAndTheReaper(t *testing.T) {
 		h.waitStarted(t)
 		h.free()
 	}
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 3, LargestPoolSize: 3, CorePoolSize: 1,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 3, LargestPoolSize: 3, CorePoolSize: 1,
 		MaximumPoolSize: 4, CompletedTaskCount: 3, TaskCount: 3})
 	require.Equal(t, 1, tp.clk.Pending())
 	tp.Close()
@@ -462,12 +463,12 @@ func TestPoolSurvivesAPanickingTask(t *testing.T) {
 	logs := captureLogs(t)
 	tp := newTestPool(t, poolConfig{core: 1, maximum: 1, queue: -1})
 	require.NoError(t, tp.Submit(func() { panic("boom") }))
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
 		MaximumPoolSize: 1, CompletedTaskCount: 1, TaskCount: 1})
 	done := make(chan struct{})
 	require.NoError(t, tp.Submit(func() { close(done) }))
 	Await(t, done, "the task ran")
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
 		MaximumPoolSize: 1, CompletedTaskCount: 2, TaskCount: 2})
 	out := logs.String()
 	assert.Contains(t, out, "task panicked")
@@ -485,7 +486,7 @@ func TestPoolSurvivesATaskThatEndsItsGoroutine(t *testing.T) {
 	require.NoError(t, tp.Submit(func() { close(done) })) // queued behind the Goexit task
 	block.free()
 	Await(t, done, "a replacement worker ran the queued task")
-	requireGauges(t, tp.Pool, PoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
+	requireGauges(t, tp.Pool, metrics.ThreadPoolGauges{PoolSize: 1, LargestPoolSize: 1, CorePoolSize: 1,
 		MaximumPoolSize: 1, CompletedTaskCount: 2, TaskCount: 2})
 }
 
@@ -514,7 +515,7 @@ func TestPoolCoreZeroWithQueueStillRuns(t *testing.T) {
 type finisher struct {
 	p        *Pool
 	run      func()
-	finished chan PoolGauges
+	finished chan metrics.ThreadPoolGauges
 }
 
 func (f *finisher) Run() { f.run() }
@@ -528,9 +529,9 @@ func TestPoolFinishesATaskOnceItsWorkerIsIdle(t *testing.T) {
 	_ = captureLogs(t)
 	tp := newTestPool(t, poolConfig{core: 1, maximum: 1, queue: -1})
 	for i, run := range []func(){func() {}, func() { panic("boom") }, runtimeGoexit} {
-		f := &finisher{p: tp.Pool, run: run, finished: make(chan PoolGauges, 1)}
+		f := &finisher{p: tp.Pool, run: run, finished: make(chan metrics.ThreadPoolGauges, 1)}
 		require.NoError(t, tp.SubmitTask(f))
-		var g PoolGauges
+		var g metrics.ThreadPoolGauges
 		select {
 		case g = <-f.finished:
 		case <-time.After(2 * time.Second):

@@ -80,7 +80,7 @@ func (r *PoolRegistry) Get(key string, inCode config.ThreadPoolOverrides) (*Pool
 	if p, ok := r.pools.Load(key); ok {
 		return p.(*Pool), nil
 	}
-	p := NewPool(key, props, r.clk)
+	p := newPool(key, settingsFrom(props), r.clk)
 	p.logger = r.logger
 	r.pools.Store(key, p)
 	return p, nil

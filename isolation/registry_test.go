@@ -11,6 +11,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/isolation"
+	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // newRegistry returns a registry over a fresh store with a memory source, closed at the
@@ -94,7 +95,7 @@ func TestPoolPropertiesAreDynamic(t *testing.T) {
 	require.NoError(t, p.Submit(func() {}))
 	src.Set("hystrix.threadpool.dyn.coreSize", "2") // a second worker starts before queueing
 	block(t, p)
-	assert.Equal(t, isolation.PoolGauges{ActiveCount: 2, QueueSize: 2, PoolSize: 2, LargestPoolSize: 2,
+	assert.Equal(t, metrics.ThreadPoolGauges{ActiveCount: 2, QueueSize: 2, PoolSize: 2, LargestPoolSize: 2,
 		CorePoolSize: 2, MaximumPoolSize: 2, TaskCount: 4}, p.Gauges())
 }
 

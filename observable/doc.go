@@ -12,11 +12,11 @@
 //   - Future.Observable: the hot observable of a future, replaying its outcome to every
 //     subscriber, early or late; Command.Observe returns it. It is a view of the future
 //     (no allocation); a subscription once the outcome is known gets a pre-filled channel
-//     (Filled) and no goroutine. Emit sends an outcome's item as a producer does, Send
+//     (filled) and no goroutine. Emit sends an outcome's item as a producer does, Send
 //     puts it on a channel with room for it.
-//   - Source, View: an rxgo.Observable that subscribes its own way (Source.Observe) and
+//   - View: an rxgo.Observable that subscribes its own way (its source's Observe) and
 //     applies rxgo's operators (Map, ...) to an rxgo observable of the same items
-//     (Source.Rx); Future.Observable and Command.ToObservable are views. A pointer source
+//     (its source's Rx); Future.Observable and Command.ToObservable are views. A pointer source
 //     makes the view cost no allocation.
 //   - Replay: the items of one run, replayed to every subscriber, early or late:
 //     Stream.Observe and the request cache of streaming commands.

@@ -15,7 +15,7 @@ import (
 // operators (Map, DoOnNext, ...), which rxgo applies to an rxgo observable of the outcome.
 func (f *Future[T]) Observable() rxgo.Observable { return View((*hot[T])(f)) }
 
-// hot is the Source of a future's hot observable (Future.Observable): the future under
+// hot is the source of a future's hot observable (Future.Observable): the future under
 // another method set, so that the observable costs no allocation.
 type hot[T any] Future[T]
 
@@ -27,7 +27,7 @@ func (h *hot[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
 	if !h.future().Ready() {
 		return h.Rx().Observe(slices.Clone(opts)...) // the clone escapes, so opts need not
 	}
-	return Filled(h.v, h.err)
+	return filled(h.v, h.err)
 }
 
 // Rx returns an rxgo observable of the outcome: each subscription waits for it on a
@@ -45,9 +45,9 @@ func (h *hot[T]) produce(ctx context.Context, next chan<- rxgo.Item) {
 	Emit(ctx, next, v, err)
 }
 
-// Filled returns a closed channel holding the item of an outcome: a subscription that
+// filled returns a closed channel holding the item of an outcome: a subscription that
 // needs no producer.
-func Filled[T any](v T, err error) <-chan rxgo.Item {
+func filled[T any](v T, err error) <-chan rxgo.Item {
 	ch := make(chan rxgo.Item, 1)
 	Send(ch, v, err)
 	close(ch)
