@@ -37,7 +37,7 @@ type Runtime struct {
 	shared sharedState
 
 	newLimiter limiterFactory // WithRateLimiters's
-	random     func() uint64  // the picks of fault injection and graded throttling; nil: math/rand/v2 (tests set it)
+	random     func() uint64  // fault injection and throttling picks; nil: math/rand/v2 (tests set it)
 
 	layout []stage // the stages keys are assembled from (chain.go's layout)
 }

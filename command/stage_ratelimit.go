@@ -94,8 +94,10 @@ func (l rateLimit) slow(x *execution, a *attempt, wait time.Duration, ok bool) (
 type rateLimitReason uint8
 
 const (
-	reasonNoPermit     rateLimitReason = iota + 1 // no permit within rateLimit.maxWaitInMilliseconds
-	reasonAfterTimeout                            // the next permit comes after the execution timeout
+	// reasonNoPermit: no permit within rateLimit.maxWaitInMilliseconds.
+	reasonNoPermit rateLimitReason = iota + 1
+	// reasonAfterTimeout: the next permit comes after the execution timeout.
+	reasonAfterTimeout
 )
 
 func (r rateLimitReason) String() string {
