@@ -119,7 +119,7 @@ func TestAdaptivePermitsComeBackOnEveryPath(t *testing.T) {
 		"success": func(*env) func(context.Context) (string, error) { return value("v") },
 		"failure": func(*env) func(context.Context) (string, error) { return failing(errBoom) },
 		"bad request": func(*env) func(context.Context) (string, error) {
-			return failing(&BadRequestError{Err: errBoom})
+			return failing(&badRequestError{err: errBoom})
 		},
 		"panic": func(*env) func(context.Context) (string, error) {
 			return func(context.Context) (string, error) { panic("boom") }

@@ -33,7 +33,7 @@ func (c Class) String() string {
 // Hystrix, where every error but HystrixBadRequestException trips the breaker.
 type Classifier func(err error) Class
 
-// DefaultClassifier treats a *BadRequestError (anywhere in the chain) as a bad request
+// DefaultClassifier treats an error of BadRequest (anywhere in the chain) as a bad request
 // and everything else as a failure. It is what a command without a Classifier uses.
 func DefaultClassifier(err error) Class {
 	if asBadRequest(err) != nil {
@@ -58,26 +58,26 @@ func classify(c Classifier, err error) (Class, error) {
 }
 
 // badRequestErr returns the error a caller gets for a bad request: the error a
-// *BadRequestError wraps, or err itself.
+// BadRequest wrapped, or err itself.
 func badRequestErr(err error) error {
-	if br := asBadRequest(err); br != nil && br.Err != nil {
-		return br.Err
+	if br := asBadRequest(err); br != nil && br.err != nil {
+		return br.err
 	}
 	return err
 }
 
-// asBadRequest is errors.As for a *BadRequestError, without the allocation errors.As
+// asBadRequest is errors.As for a *badRequestError, without the allocation errors.As
 // costs a failing run (its target escapes): it walks err's tree itself, and leaves an
 // error with an As method of its own to errors.As. errors.AsType replaces it once go.mod
 // asks for Go 1.26.
-func asBadRequest(err error) *BadRequestError {
+func asBadRequest(err error) *badRequestError {
 	for err != nil {
-		if br, ok := err.(*BadRequestError); ok {
+		if br, ok := err.(*badRequestError); ok {
 			return br
 		}
 		switch e := err.(type) {
 		case interface{ As(any) bool }: // errors.As asks it; it may also unwrap
-			var br *BadRequestError
+			var br *badRequestError
 			if errors.As(err, &br) {
 				return br
 			}

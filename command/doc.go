@@ -74,10 +74,10 @@
 //
 // Properties switch on, per key and at run time: retries and hedges within a budget
 // (retry.*, hedge.*, budget.*; WithoutRetry, WithoutHedge, RetryAfter), a rate limiter
-// (rateLimit.*; WithRateLimiters), fault injection (faultInjection.*; WithRandom),
-// ADAPTIVE isolation (execution.isolation.adaptive.*; WithCriticality) and stream limits
-// (stream.*; StreamEstablished, Stream.WithResume). A key pays nothing for a stage it
-// does not use.
+// (rateLimit.*; WithRateLimiters), fault injection (faultInjection.*), graded throttling
+// (throttle.*), ADAPTIVE isolation (execution.isolation.adaptive.*; WithCriticality) and
+// stream limits (stream.*; StreamEstablished, Stream.WithResume). A key pays nothing for
+// a stage it does not use.
 //
 // The repository's README is the guide and its docs/ the reference (docs/errors.md,
 // docs/commands-and-chain.md for the chain of stages); command/DESIGN.md says how the

@@ -196,26 +196,24 @@ func (e *Error) Is(target error) bool {
 // Timeout reports whether e is a TIMEOUT (the method net.Error and os.IsTimeout look for).
 func (e *Error) Timeout() bool { return e.Type == Timeout }
 
-// BadRequestError wraps an error that says the request itself was wrong (Hystrix's
-// HystrixBadRequestException): the command records BAD_REQUEST, runs no fallback, leaves
-// health counts and the circuit breaker alone, and returns Err to the caller unwrapped.
-type BadRequestError struct {
-	Err error // the caller's mistake, returned to the caller as it is
+// BadRequest wraps err as a bad request (Hystrix's HystrixBadRequestException); return
+// it from a run function. The command records BAD_REQUEST, runs no fallback, leaves
+// health counts and the circuit breaker alone, and returns err to the caller unwrapped.
+func BadRequest(err error) error { return &badRequestError{err: err} }
+
+// badRequestError is the error BadRequest makes.
+type badRequestError struct {
+	err error // the caller's mistake, returned to the caller as it is
 }
 
-// BadRequest wraps err as a bad request; return it from a run function.
-func BadRequest(err error) error { return &BadRequestError{Err: err} }
-
-// Error returns the wrapped error's message.
-func (e *BadRequestError) Error() string {
-	if e.Err == nil {
+func (e *badRequestError) Error() string {
+	if e.err == nil {
 		return "command: bad request"
 	}
-	return e.Err.Error()
+	return e.err.Error()
 }
 
-// Unwrap returns the wrapped error.
-func (e *BadRequestError) Unwrap() error { return e.Err }
+func (e *badRequestError) Unwrap() error { return e.err }
 
 // PanicError is the error a panic in a run, fallback or hook function becomes (a FAILURE
 // or FALLBACK_FAILURE, never a crash). It keeps the panic value and the stack.

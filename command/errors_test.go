@@ -73,7 +73,7 @@ func TestBadRequestAndPanicErrors(t *testing.T) {
 	err := BadRequest(errBoom)
 	assert.Equal(t, "boom", err.Error())
 	assert.ErrorIs(t, err, errBoom)
-	assert.Equal(t, "command: bad request", (&BadRequestError{}).Error())
+	assert.Equal(t, "command: bad request", (&badRequestError{}).Error())
 
 	class, callerErr := classify(nil, fmt.Errorf("ctx: %w", err))
 	assert.Equal(t, ClassBadRequest, class)

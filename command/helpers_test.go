@@ -18,6 +18,11 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
+// withRandom sets the random source of the stages that pick at random, fault injection and
+// graded throttling (default math/rand/v2's): f must be safe for concurrent use. Tests
+// give a seeded one.
+func withRandom(f func() uint64) Option { return func(r *Runtime) { r.random = f } }
+
 var epoch = time.Unix(1_000_000, 0)
 
 // env is a fresh runtime on a fake clock with a recording hook and a dynamic config source.

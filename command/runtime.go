@@ -36,8 +36,8 @@ type Runtime struct {
 	chains sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
 	shared sharedState
 
-	newLimiter LimiterFactory // WithRateLimiters's
-	random     func() uint64  // WithRandom's: the fault injection stage's picks; nil: math/rand/v2
+	newLimiter limiterFactory // WithRateLimiters's
+	random     func() uint64  // fault injection and throttling picks; nil: math/rand/v2 (tests set it)
 
 	layout []stage // the stages keys are assembled from (chain.go's layout)
 }

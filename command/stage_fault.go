@@ -113,28 +113,23 @@ var injectedRefusals = map[config.Fault]*refusal{
 	config.FaultRateLimited:        &rateLimited,
 }
 
-// FaultError is what an injected fault gives instead of the dependency: the error of an
+// faultError is what an injected fault gives instead of the dependency: the error of an
 // ERROR fault, the panic value of a PANIC fault, the cause of an injected outcome.
-type FaultError struct {
-	Fault config.Fault
+type faultError struct {
+	fault config.Fault
 }
 
 // Error returns "command: injected fault <FAULT>".
-func (e *FaultError) Error() string { return "command: injected fault " + e.Fault.String() }
+func (e *faultError) Error() string { return "command: injected fault " + e.fault.String() }
 
-// faultErrors are the FaultErrors, one per fault (made once: an injection allocates none).
-var faultErrors = func() map[config.Fault]*FaultError {
-	m := map[config.Fault]*FaultError{}
+// faultErrors are the faultError of each fault (made once: an injection allocates none).
+var faultErrors = func() map[config.Fault]*faultError {
+	m := map[config.Fault]*faultError{}
 	for f := config.FaultError; f <= config.FaultBadRequest; f++ {
-		m[f] = &FaultError{Fault: f}
+		m[f] = &faultError{fault: f}
 	}
 	return m
 }()
-
-// WithRandom sets the random source of the stages that pick at random, fault injection and
-// graded throttling (default math/rand/v2's): f must be safe for concurrent use. Tests
-// give a seeded one.
-func WithRandom(f func() uint64) Option { return func(r *Runtime) { r.random = f } }
 
 // draw returns a random number for a pick.
 func (r *Runtime) draw() uint64 {

@@ -48,7 +48,7 @@ func TestFaultInjectionImitatesItsOutcome(t *testing.T) {
 				assert.Equal(t, tc.want, cmd.ExecutionEvents())
 				assert.False(t, ran, "run is not called")
 				if tc.ft == 0 {
-					var fe *FaultError
+					var fe *faultError
 					require.ErrorAs(t, err, &fe)
 					assert.Equal(t, "command: injected fault BAD_REQUEST", fe.Error())
 				} else {
@@ -56,7 +56,7 @@ func TestFaultInjectionImitatesItsOutcome(t *testing.T) {
 					assert.Equal(t, "fb", got)
 					_, err = New(s, run).Execute(context.Background())
 					runtimeErr(t, err, tc.ft)
-					var fe *FaultError
+					var fe *faultError
 					require.ErrorAs(t, err, &fe, "the cause says it was injected")
 					if tc.fault == "PANIC" {
 						var pe *PanicError
@@ -190,7 +190,7 @@ func TestFaultInjectionRateSeeded(t *testing.T) {
 	count := func() int {
 		var mu sync.Mutex
 		src := rand.New(rand.NewPCG(1, 2))
-		rt := NewRuntime(WithClock(clock.NewFake(epoch)), WithConfig(config.NewStore()), WithRandom(func() uint64 {
+		rt := NewRuntime(WithClock(clock.NewFake(epoch)), WithConfig(config.NewStore()), withRandom(func() uint64 {
 			mu.Lock()
 			defer mu.Unlock()
 			return src.Uint64()
@@ -227,7 +227,7 @@ func TestFaultInjectionIsSwitchedLive(t *testing.T) {
 		return false
 	}
 	_, err := New(s, value("v")).Execute(context.Background())
-	var fe *FaultError
+	var fe *faultError
 	require.ErrorAs(t, err, &fe)
 	assert.True(t, inChain())
 	e.src.Set("hystrix.command.Live.faultInjection.enabled", "false")

@@ -74,11 +74,11 @@ func (rateLimit) exit(_ *execution, _ *attempt, v verdict) verdict { return v }
 // back) if the caller leaves first.
 func (l rateLimit) slow(x *execution, a *attempt, wait time.Duration, ok bool) (verdict, bool) {
 	if !ok {
-		reason := ReasonNoPermit
+		reason := reasonNoPermit
 		if l.capped {
-			reason = ReasonAfterTimeout
+			reason = reasonAfterTimeout
 		}
-		return a.refuse(&rateLimited, &RateLimitError{Group: l.group, RetryAfter: wait, Reason: reason}), false
+		return a.refuse(&rateLimited, &RateLimitError{Group: l.group, RetryAfter: wait, reason: reason}), false
 	}
 	came := make(chan struct{})
 	t := x.ks.rt.clk.AfterFunc(wait, func() { close(came) })
@@ -90,52 +90,54 @@ func (l rateLimit) slow(x *execution, a *attempt, wait time.Duration, ok bool) (
 	return verdict{kind: cancelled}, false
 }
 
-// RateLimitReason says why the rate limiter refused an execution.
-type RateLimitReason uint8
+// rateLimitReason says why the rate limiter refused an execution.
+type rateLimitReason uint8
 
 const (
-	// ReasonNoPermit: no permit within rateLimit.maxWaitInMilliseconds.
-	ReasonNoPermit RateLimitReason = iota + 1
-	// ReasonAfterTimeout: the next permit comes after the execution timeout.
-	ReasonAfterTimeout
+	// reasonNoPermit: no permit within rateLimit.maxWaitInMilliseconds.
+	reasonNoPermit rateLimitReason = iota + 1
+	// reasonAfterTimeout: the next permit comes after the execution timeout.
+	reasonAfterTimeout
 )
 
-// String returns "no permit within maxWait" or "next permit after the timeout".
-func (r RateLimitReason) String() string {
+func (r rateLimitReason) String() string {
 	switch r {
-	case ReasonNoPermit:
+	case reasonNoPermit:
 		return "no permit within maxWait"
-	case ReasonAfterTimeout:
+	case reasonAfterTimeout:
 		return "next permit after the timeout"
 	}
-	return "RateLimitReason(" + strconv.Itoa(int(r)) + ")"
+	return "rateLimitReason(" + strconv.Itoa(int(r)) + ")"
 }
 
-// RateLimitError is the cause of a RATE_LIMITED execution: the limiter's group, when a
-// permit would be free (what an HTTP server sends as Retry-After) and why the execution
-// did not wait for it. The runtime *Error of type RateLimited wraps it.
+// RateLimitError is the cause of a RATE_LIMITED execution: the limiter's group and when a
+// permit would be free (what an HTTP server sends as Retry-After); its message says why
+// the execution did not wait for it. The runtime *Error of type RateLimited wraps it.
 type RateLimitError struct {
 	Group      string
 	RetryAfter time.Duration
-	Reason     RateLimitReason
+	reason     rateLimitReason
 }
 
-// Error returns "command: rate limited (group G, <reason>, retry after D)".
+// Error returns "command: rate limited (group G, <reason>, retry after D)", the reason
+// "no permit within maxWait" or "next permit after the timeout".
 func (e *RateLimitError) Error() string {
-	return "command: rate limited (group " + e.Group + ", " + e.Reason.String() + ", retry after " + e.RetryAfter.String() + ")"
+	return "command: rate limited (group " + e.Group + ", " + e.reason.String() + ", retry after " + e.RetryAfter.String() + ")"
 }
 
 // Is makes errors.Is(err, ErrRateLimited) hold for the cause alone too (a fallback gets it).
 func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
 
-// LimiterFactory makes the limiter of a rate limiter group (see WithRateLimiters). The
-// limiter must be comparable (a pointer): a key's chain is keyed by its stages.
-type LimiterFactory func(group string, r ratelimit.Rate) (ratelimit.Limiter, error)
-
 // WithRateLimiters sets how the runtime makes the limiter of a rate limiter group (default:
-// a ratelimit.Bucket in memory). It is called once per group and rate; a limiter that is
-// an io.Closer is closed with the runtime.
-func WithRateLimiters(f LimiterFactory) Option { return func(r *Runtime) { r.newLimiter = f } }
+// a ratelimit.Bucket in memory). f is called once per group and rate; the limiter must be
+// comparable (a pointer): a key's chain is keyed by its stages. A limiter that is an
+// io.Closer is closed with the runtime.
+func WithRateLimiters(f func(group string, r ratelimit.Rate) (ratelimit.Limiter, error)) Option {
+	return func(r *Runtime) { r.newLimiter = f }
+}
+
+// limiterFactory makes the limiter of a rate limiter group (WithRateLimiters's f).
+type limiterFactory = func(group string, r ratelimit.Rate) (ratelimit.Limiter, error)
 
 // limiterKey is a group at one rate: keys naming the same group with the same rate and
 // burst share a limiter.

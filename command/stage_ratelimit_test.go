@@ -42,7 +42,7 @@ func TestRateLimiterRefusesBeyondItsBurst(t *testing.T) {
 	assert.Equal(t, ev(metrics.FallbackSuccess, metrics.RateLimited), cmd.ExecutionEvents())
 	var rl *RateLimitError
 	require.ErrorAs(t, fellBackWith, &rl)
-	assert.Equal(t, &RateLimitError{Group: "RL", RetryAfter: 100 * time.Millisecond, Reason: ReasonNoPermit}, rl)
+	assert.Equal(t, &RateLimitError{Group: "RL", RetryAfter: 100 * time.Millisecond, reason: reasonNoPermit}, rl)
 	assert.ErrorIs(t, fellBackWith, ErrRateLimited)
 
 	e.clk.Advance(30 * time.Millisecond)
@@ -226,7 +226,7 @@ func TestRateLimiterWaitIsBoundedByTheTimeout(t *testing.T) {
 	_, err = New(s, value("v")).Execute(context.Background())
 	var rl *RateLimitError
 	require.ErrorAs(t, err, &rl, "the permit 2 s away is beyond the 1 s timeout: refused at once")
-	assert.Equal(t, ReasonAfterTimeout, rl.Reason)
+	assert.Equal(t, reasonAfterTimeout, rl.reason)
 	assert.Equal(t, 2*time.Second, rl.RetryAfter)
 }
 

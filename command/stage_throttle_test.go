@@ -32,7 +32,7 @@ func newThrottleEnv(t *testing.T) *throttleEnv {
 	n := &hooktest.RecordingNotifier{}
 	reg.SetEventNotifier(n)
 	rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore(config.DefaultSource())), WithHooks(reg),
-		WithRandom(func() uint64 { return 0 }))
+		withRandom(func() uint64 { return 0 }))
 	t.Cleanup(func() {
 		rt.Metrics().Flush()
 		rt.Close()
