@@ -44,6 +44,9 @@ type kindTable[T any] struct {
 // New returns the command of a call of s.CommandKey running run: a command of the key's
 // Kind, defined on its first call, or command.New(s, run) for a key Define refused.
 func (k *Kinds[T]) New(s command.Setter, run func(ctx context.Context) (T, error)) *command.Command[T] {
+	if s.CommandKey == "" {
+		s.CommandKey = s.GroupKey // as the command package names it: the key eviction reports
+	}
 	t := k.t.Load()
 	if t == nil {
 		t = k.table(s.Runtime)
