@@ -141,3 +141,27 @@ func TestKindsEvictedKeyIsDefinedAfresh(t *testing.T) {
 	_, err = k.New(s, one).Execute(context.Background())
 	assert.ErrorIs(t, err, command.ErrShortCircuited, "the fresh state's breaker learns the key's health")
 }
+
+// BenchmarkNew compares what a call pays for its command: command.New, which looks its
+// key up and compares the Setter with the key's, and Kinds.New, which looks the key's
+// Kind up.
+func BenchmarkNew(b *testing.B) {
+	rt := command.NewRuntime(command.WithConfig(config.NewStore()))
+	defer rt.Close()
+	var base Base
+	s := Setter(base.Of(command.Setter{Runtime: rt, GroupKey: "G", Properties: config.Overrides{
+		"execution.isolation.thread.timeoutInMilliseconds": "300"}}), nil, constant, "K")
+	b.Run("command.New", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = command.New(s, one)
+		}
+	})
+	b.Run("Kinds.New", func(b *testing.B) {
+		var k Kinds[int]
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = k.New(s, one)
+		}
+	})
+}
