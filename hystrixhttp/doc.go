@@ -18,7 +18,7 @@
 //
 // Client, one request:
 //
-//	http.Client ─> Transport.RoundTrip(req) ─> command.New(Setter named Key(req), run)
+//	http.Client ─> Transport.RoundTrip(req) ─> kind(Key(req)).New(run)
 //	                                              │ breaker gate, semaphore, timeout
 //	                                              v
 //	     run(ctx): Base.RoundTrip(req with ctx) ─> Classify(status):
@@ -33,7 +33,7 @@
 //
 // Client, one streamed response (StreamTransport):
 //
-//	RoundTrip(req) ─> command.New(...) on a goroutine of its own, not retried
+//	RoundTrip(req) ─> kind(Key(req)).New(run) on a goroutine of its own, not retried
 //	     run(ctx): TrackStream(ctx); Base.RoundTrip ─> headers: Established, Classify
 //	               hand the response (its Body counts a Read with bytes as an item)
 //	               wait: body EOF or Close ─> SUCCESS
@@ -49,9 +49,20 @@
 //
 // Server, one request:
 //
-//	Wrap(next).ServeHTTP ─> command.New(Setter named Key(r), run) ─> refused? 503 + Retry-After
+//	Wrap(next).ServeHTTP ─> kind(Key(r)).New(run) ─> refused? 503 + Retry-After
 //	     run(ctx): next.ServeHTTP(statusWriter, r with ctx) ─> Classify(status written)
 //	     a panic: FAILURE, then raised again; a timeout after the first write: aborted
+//
+// kind(key) is the command.Kind of a key, which each Transport, StreamTransport and
+// Middleware defines (command.Define, with its Setter named key) on the key's first
+// request and keeps: a request costs a map lookup, not a comparison of its Setter with
+// the key's. The keys kept are as many as Key names (unbounded: name them after hosts,
+// routes or methods, not after IDs); one the metrics evict for idleness is dropped and
+// defined afresh on its next request. A key Define refuses is made per request by
+// command.New, as it always was: an invalid Setter fails every request with a
+// BAD_REQUEST_EXCEPTION (counted, logged once), and a key the application (or another
+// Transport or Middleware) defined with other settings runs on those settings, the
+// difference logged once, instead of failing.
 //
 // Retries and hedges (retry.maxAttempts, hedge.maxHedges) send again only an idempotent
 // request whose body can be read again (Transport.Idempotent); any other runs one

@@ -64,7 +64,8 @@ type Middleware struct {
 	// *command.RateLimitError (whole seconds, rounded up).
 	Fallback func(w http.ResponseWriter, r *http.Request, err error)
 
-	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
+	completed intercept.Base            // Setter with the SEMAPHORE default, made on the first call
+	kinds     intercept.Kinds[struct{}] // the Kind of each key, defined on its first request
 }
 
 // Wrap returns next running inside a command of its key per request.
@@ -72,7 +73,7 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := &handling{m: m, next: next, w: statusWriter{ResponseWriter: w}, r: r}
 		s := intercept.Setter(m.completed.Of(m.Setter), m.Key, routeKey, r)
-		cmd := command.New(s, h.run)
+		cmd := m.kinds.New(s, h.run)
 		if m.Fallback != nil {
 			cmd.WithFallback(h.fallback)
 		}

@@ -52,14 +52,15 @@ type StreamTransport struct {
 	// Classify says how a response status counts; nil means DefaultClassify.
 	Classify func(status int) command.Class
 
-	completed intercept.Base
+	completed intercept.Base            // Setter with the SEMAPHORE default, made on the first call
+	kinds     intercept.Kinds[struct{}] // the Kind of each key, defined on its first request
 }
 
 // RoundTrip sends req as a stream command of its key (see StreamTransport) and returns
 // once the response headers came.
 func (t *StreamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := &streamExchange{t: t, req: req, opened: make(chan *http.Response, 1)}
-	cmd := command.New(intercept.Setter(t.completed.Of(t.Setter), t.Key, DefaultKey, req), s.run)
+	cmd := t.kinds.New(intercept.Setter(t.completed.Of(t.Setter), t.Key, DefaultKey, req), s.run)
 	ctx := command.WithoutRetry(req.Context()) // a body is handed to the caller once
 	if req.Cancel != nil {                     //nolint:staticcheck // net/http still closes it for Client.Timeout
 		ctx = cancelChanContext{ctx, req.Cancel} //nolint:staticcheck

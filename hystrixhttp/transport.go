@@ -83,7 +83,8 @@ type Transport struct {
 	// DefaultIdempotent. A request whose body cannot be read again is never retried.
 	Idempotent func(*http.Request) bool
 
-	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
+	completed intercept.Base                  // Setter with the SEMAPHORE default, made on the first call
+	kinds     intercept.Kinds[*http.Response] // the Kind of each key, defined on its first request
 }
 
 // DefaultKey names a request's command after its method and host, e.g.
@@ -101,7 +102,7 @@ var errNoResponse = errors.New("hystrixhttp: fallback returned no response and n
 // RoundTrip sends req as a command of its key (see Transport).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := &exchange{t: t, req: req}
-	cmd := command.New(intercept.Setter(t.completed.Of(t.Setter), t.Key, DefaultKey, req), x.run)
+	cmd := t.kinds.New(intercept.Setter(t.completed.Of(t.Setter), t.Key, DefaultKey, req), x.run)
 	if t.Fallback != nil {
 		cmd.WithFallback(x.fallback)
 	}

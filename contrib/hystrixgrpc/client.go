@@ -66,7 +66,9 @@ type Client struct {
 	// that a retry may call it again; nil means none is.
 	Retryable func(method string) bool
 
-	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
+	completed intercept.Base              // Setter with the SEMAPHORE default, made on the first call
+	unary     intercept.Kinds[unaryReply] // the Kind of each key, defined on its first call
+	stream    intercept.Kinds[struct{}]
 }
 
 // Unary is a grpc.UnaryClientInterceptor: the call is one command execution.
@@ -74,7 +76,7 @@ func (c *Client) Unary(ctx context.Context, method string, req, reply any, cc *g
 	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	u := &unaryCall{outcome: outcome{classify: c.Classify, method: method}, client: c,
 		req: req, reply: reply, cc: cc, invoker: invoker, opts: opts}
-	cmd := command.New(intercept.Setter(c.completed.Of(c.Setter), c.Key, fullMethod, method), u.run)
+	cmd := c.unary.New(intercept.Setter(c.completed.Of(c.Setter), c.Key, fullMethod, method), u.run)
 	if c.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
@@ -216,7 +218,7 @@ func (c *Client) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Cli
 	s := &streamCall{outcome: outcome{classify: c.Classify, method: method},
 		desc: desc, cc: cc, streamer: streamer, opts: opts,
 		opened: make(chan grpc.ClientStream, 1), finished: make(chan error, 1)}
-	cmd := command.New(intercept.Setter(c.completed.Of(c.Setter), c.Key, fullMethod, method), s.run)
+	cmd := c.stream.New(intercept.Setter(c.completed.Of(c.Setter), c.Key, fullMethod, method), s.run)
 	ended := make(chan error, 1)
 	go func() {
 		_, err := cmd.Execute(command.WithoutRetry(outgoing(ctx))) // a stream is handed to the caller once

@@ -14,7 +14,7 @@
 //
 // One call:
 //
-//	interceptor ─> command.New(Setter named Key(method), run) ─> breaker, semaphore, timeout
+//	interceptor ─> kind(Key(method)).New(run) ─> breaker, semaphore, timeout
 //	     run(ctx): invoker / streamer / handler with the run's context
 //	               (its deadline is the earlier of the caller's and the timeout)
 //	          status code ─> Classify: OK ─> SUCCESS
@@ -23,6 +23,17 @@
 //	     the caller gets: the RPC's own error, as the server sent it, unless a fallback
 //	     answered; a refusal or a timeout as Unavailable / ResourceExhausted /
 //	     DeadlineExceeded wrapping the command package's sentinel
+//
+// kind(key) is the command.Kind of a key, which each interceptor (Client.Unary,
+// Client.Stream, Server.Unary, Server.Stream) defines (command.Define, with its Setter
+// named key) on the key's first call and keeps: a call costs a map lookup, not a
+// comparison of its Setter with the key's. The keys kept are as many as Key names
+// (unbounded: name them after methods, not after IDs); one the metrics evict for
+// idleness is dropped and defined afresh on its next call. A key Define refuses is made
+// per call by command.New, as it always was: an invalid Setter fails every call with a
+// BAD_REQUEST_EXCEPTION (counted, logged once), and a key the application (or another
+// Client or Server) defined with other settings runs on those settings, the difference
+// logged once, instead of failing.
 //
 // Streams: a stream is one command execution from its opening to its final status (the
 // status the caller reads from RecvMsg, reported by grpc.OnFinish on the client), so it

@@ -47,13 +47,15 @@ type Server struct {
 	// ErrThreadPoolFull, ErrAdaptiveRejected, ErrTimeout). Streams have no fallback.
 	Fallback func(ctx context.Context, method string, req any, err error) (any, error)
 
-	completed intercept.Base // Setter with the SEMAPHORE default, made on the first call
+	completed intercept.Base       // Setter with the SEMAPHORE default, made on the first call
+	unary     intercept.Kinds[any] // the Kind of each key, defined on its first call
+	stream    intercept.Kinds[struct{}]
 }
 
 // Unary is a grpc.UnaryServerInterceptor: the handler call is one command execution.
 func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	u := &unaryHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, server: s, req: req, handler: handler}
-	cmd := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), u.run)
+	cmd := s.unary.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), u.run)
 	if s.Fallback != nil {
 		cmd.WithFallback(u.fallback)
 	}
@@ -96,7 +98,7 @@ func (u *unaryHandling) fallback(ctx context.Context, err error) (any, error) {
 // that fails after a message is a FAILURE marked MID_STREAM_FAILURE (see the package doc).
 func (s *Server) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	h := &streamHandling{outcome: outcome{classify: s.Classify, method: info.FullMethod}, srv: srv, ss: ss, handler: handler}
-	_, err := command.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), h.run).Execute(callContext(ss.Context()))
+	_, err := s.stream.New(intercept.Setter(s.completed.Of(s.Setter), s.Key, fullMethod, info.FullMethod), h.run).Execute(callContext(ss.Context()))
 	if md, ok := pushbackTrailer(err); ok {
 		ss.SetTrailer(md)
 	}
