@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -16,9 +17,11 @@ import (
 // without looking the key up again, and Execute runs executions of the key on Commands it
 // reuses (kind_execute.go). The commands New makes have Command's doors: under SEMAPHORE
 // isolation Queue and Observe, like Execute, run the command before they return. Get a
-// Kind from Define; the zero Kind is not usable. A Kind is safe for concurrent use.
+// Kind from Define; the zero Kind is not usable. A Kind is safe for concurrent use and may
+// be kept for good: after the runtime forgot its key (idle), its next command resolves the
+// key again.
 type Kind[T any] struct {
-	ks       *keyState
+	key      *kindKey
 	fallback func(ctx context.Context, err error) (T, error) // WithFallback's
 	execs    *sync.Pool                                      // Commands Execute may reuse; shared by WithFallback's Kinds
 }
@@ -32,36 +35,68 @@ type Kind[T any] struct {
 // first settings. When the runtime's config.Store is strict (config.Store.SetStrict), a
 // key whose sources set a bad value for it is an invalid Setter too.
 func Define[T any](s Setter) (*Kind[T], error) {
-	ks, err := define(&s, false)
+	key, err := defineKey(s, false)
 	if err != nil {
 		return nil, err
 	}
-	return &Kind[T]{ks: ks, execs: &sync.Pool{}}, nil
+	return &Kind[T]{key: key, execs: &sync.Pool{}}, nil
 }
 
 // New returns a command of the kind running run (see command.New), with the Kind's
 // fallback if it has one (WithFallback).
 func (k *Kind[T]) New(run func(ctx context.Context) (T, error)) *Command[T] {
-	c := newCommand(k.ks, run)
+	c := newCommand(k.key.state(), run)
 	c.fallback = k.fallback
 	return c
 }
 
 // StreamKind is a stream command key defined once (see Kind).
-type StreamKind[T any] struct{ ks *keyState }
+type StreamKind[T any] struct{ key *kindKey }
 
 // DefineStream is Define for a streaming command key.
 func DefineStream[T any](s Setter) (*StreamKind[T], error) {
-	ks, err := define(&s, true)
+	key, err := defineKey(s, true)
 	if err != nil {
 		return nil, err
 	}
-	return &StreamKind[T]{ks: ks}, nil
+	return &StreamKind[T]{key: key}, nil
 }
 
 // New returns a stream command of the kind running construct (see command.NewStream).
 func (k *StreamKind[T]) New(construct func(ctx context.Context) rxgo.Observable) *Stream[T] {
-	return newStream[T](k.ks, construct)
+	return newStream[T](k.key.state(), construct)
+}
+
+// kindKey is the key of a Kind (shared with the Kinds WithFallback makes of it): the
+// Setter that defined it and the key's state, resolved again, as command.New resolves a
+// key, once the runtime forgot the key (its metrics evicted for idleness), so that a
+// Kind held for good runs on the key's live metrics, breaker and properties.
+type kindKey struct {
+	s      Setter
+	stream bool
+	ks     atomic.Pointer[keyState]
+}
+
+func defineKey(s Setter, stream bool) (*kindKey, error) {
+	ks, err := define(&s, stream)
+	if err != nil {
+		return nil, err
+	}
+	k := &kindKey{s: s, stream: stream}
+	k.ks.Store(ks)
+	return k, nil
+}
+
+// state returns the key's state: two atomic loads while the runtime keeps the key.
+func (k *kindKey) state() *keyState {
+	ks := k.ks.Load()
+	if !ks.forgotten.Load() {
+		return ks
+	}
+	s := k.s
+	now := s.normalize().state(&s, k.stream)
+	k.ks.CompareAndSwap(ks, now)
+	return now
 }
 
 // ErrRedefined matches (errors.Is) the error of Define and DefineStream for a key

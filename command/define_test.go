@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -126,7 +127,7 @@ func TestASecondDefineWithOtherSettingsIsAnError(t *testing.T) {
 	same := e.setter("R", "execution.isolation.thread.timeoutInMilliseconds", "1s")
 	again, err := Define[string](same)
 	require.NoError(t, err, "the same settings, written otherwise: idempotent")
-	assert.Same(t, k.ks, again.ks)
+	assert.Same(t, k.key.ks.Load(), again.key.ks.Load())
 
 	_, err = Define[string](e.setter("R", "execution.isolation.thread.timeoutInMilliseconds", "5s"))
 	re := runtimeErr(t, err, BadRequestException)
@@ -140,4 +141,52 @@ func TestASecondDefineWithOtherSettingsIsAnError(t *testing.T) {
 	_, err = DefineStream[string](first)
 	assert.ErrorIs(t, err, ErrRedefined, "a stream is another kind of key")
 	assert.Equal(t, time.Second, config.ExecutionTimeout.In(e.key("R").props).Get(), "the key keeps its first settings")
+}
+
+// A Kind held for good outlives its key's eviction for idleness: its next executions run
+// on the key's live state again (metrics the breaker reads, properties the store
+// follows), so the breaker still opens on failures, through Execute, New and a Kind made
+// by WithFallback alike.
+func TestAKindOutlivesItsKeysEviction(t *testing.T) {
+	for _, door := range []string{"Execute", "New", "WithFallback"} {
+		t.Run(door, func(t *testing.T) {
+			clk := clock.NewFake(epoch)
+			rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore()),
+				WithMetricsOptions(metrics.WithIdleTimeout(time.Second)))
+			defer rt.Close()
+			kind, err := Define[string](Setter{Runtime: rt, CommandKey: "K", Properties: config.Overrides{
+				"execution.isolation.strategy":                  "SEMAPHORE",
+				"circuitBreaker.requestVolumeThreshold":         "3",
+				"metrics.healthSnapshot.intervalInMilliseconds": "100",
+			}})
+			require.NoError(t, err)
+			if door == "WithFallback" {
+				kind = kind.WithFallback(func(_ context.Context, err error) (string, error) { return "", err })
+			}
+			exec := func(run func(context.Context) (string, error)) error {
+				if door == "New" {
+					_, err := kind.New(run).Execute(context.Background())
+					return err
+				}
+				_, err := kind.Execute(context.Background(), run)
+				return err
+			}
+			require.NoError(t, exec(value("v")))
+			forgotten := kind.key.ks.Load()
+			for range 8 { // past every window and the idle timeout
+				clk.Advance(10 * time.Second)
+			}
+			rt.Metrics().Flush()
+			require.Empty(t, rt.Metrics().Commands(), "the key was evicted")
+
+			for range 5 {
+				require.Error(t, exec(func(context.Context) (string, error) { return "", errBoom }))
+			}
+			assert.NotSame(t, forgotten, kind.key.ks.Load(), "the key was resolved again")
+			rt.Metrics().Flush()
+			clk.Advance(time.Second)
+			rt.Metrics().Flush()
+			assert.ErrorIs(t, exec(value("v")), ErrShortCircuited, "the breaker learns the key's health")
+		})
+	}
 }

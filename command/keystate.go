@@ -26,6 +26,7 @@ type keyState struct {
 	poolProps   config.ThreadPoolOverrides
 	stream      bool
 	reported    atomic.Bool    // err was logged
+	forgotten   atomic.Bool    // the runtime forgot the key (idle): a Kind resolves it again
 	differs     atomic.Bool    // a differing Setter was logged
 	sameProps   atomic.Uintptr // the mapID of the properties that last compared equal
 	metrics     *metrics.CommandMetrics

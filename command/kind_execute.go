@@ -7,7 +7,7 @@ import "context"
 // the error that caused it, as Command.WithFallback's does. k is unchanged; both share
 // the Commands Execute reuses.
 func (k *Kind[T]) WithFallback(f func(ctx context.Context, err error) (T, error)) *Kind[T] {
-	return &Kind[T]{ks: k.ks, fallback: f, execs: k.execs}
+	return &Kind[T]{key: k.key, fallback: f, execs: k.execs}
 }
 
 // Execute runs run as one execution of the kind's key, with the Kind's fallback, and waits
@@ -30,9 +30,10 @@ func (k *Kind[T]) WithFallback(f func(ctx context.Context, err error) (T, error)
 // context watched the caller's or took an AfterFunc; an execution left by a panic or
 // runtime.Goexit is left to the garbage collector.
 func (k *Kind[T]) Execute(ctx context.Context, run func(ctx context.Context) (T, error)) (T, error) {
+	ks := k.key.state()
 	c, _ := k.execs.Get().(*Command[T])
-	if c == nil {
-		c = newCommand[T](k.ks, nil)
+	if c == nil || c.ks != ks { // none yet, or one of the state the runtime forgot
+		c = newCommand[T](ks, nil)
 	}
 	c.run, c.fallback = run, k.fallback
 	v, err := c.Execute(ctx)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
@@ -35,6 +36,10 @@ type Runtime struct {
 	keys   sync.Map   // command key -> *keyState: one lock-free lookup per command
 	chains sync.Map   // [maxStages]stage -> *link: the chains the keys' properties ask for (chainOf)
 	shared sharedState
+
+	// detached counts the goroutines executions started that may outlive the caller's
+	// outcome (a hedge's attempts) until they have given back and counted everything.
+	detached atomic.Int64
 
 	newLimiter limiterFactory // WithRateLimiters's
 	random     func() uint64  // fault injection and throttling picks; nil: math/rand/v2 (tests set it)
@@ -308,6 +313,7 @@ func (r *Runtime) forget(m *metrics.CommandMetrics) {
 		r.keys.Delete(m.Key())
 		r.config.ForgetCommand(m.Key())
 		ks.forgetBudget()
+		ks.forgotten.Store(true)
 	}
 }
 

@@ -176,7 +176,7 @@ func TestThrottleLetsTheBreakersTrialThrough(t *testing.T) {
 func TestThrottleIsAStageOfTheKeysThatUseItOnly(t *testing.T) {
 	e := newThrottleEnv(t)
 	throttles := func(k *Kind[string]) (n int) {
-		for l := k.ks.currentChain(); l != nil; l = l.next {
+		for l := k.key.ks.Load().currentChain(); l != nil; l = l.next {
 			if _, ok := l.step.(*throttleGate); ok {
 				n++
 			}
@@ -188,7 +188,7 @@ func TestThrottleIsAStageOfTheKeysThatUseItOnly(t *testing.T) {
 	plain, err := Define[string](Setter{Runtime: e.rt, CommandKey: "Plain",
 		Properties: config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}})
 	require.NoError(t, err)
-	assert.Same(t, plain.ks.currentChain(), off.ks.currentChain(), "switched off, it costs nothing: the plain chain")
+	assert.Same(t, plain.key.ks.Load().currentChain(), off.key.ks.Load().currentChain(), "switched off, it costs nothing: the plain chain")
 	shared := func() (n int) {
 		e.rt.chains.Range(func(any, any) bool { n++; return true })
 		return n
@@ -196,7 +196,7 @@ func TestThrottleIsAStageOfTheKeysThatUseItOnly(t *testing.T) {
 	before := shared()
 	on, other := e.define("On"), e.define("Other")
 	assert.Equal(t, 1, throttles(on))
-	assert.NotSame(t, on.ks.currentChain(), other.ks.currentChain(), "each key owns its throttle")
+	assert.NotSame(t, on.key.ks.Load().currentChain(), other.key.ks.Load().currentChain(), "each key owns its throttle")
 	assert.Equal(t, before, shared(), "a key's own chain is not kept among the shared ones: it goes with the key")
 }
 
