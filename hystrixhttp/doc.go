@@ -57,8 +57,8 @@
 // Middleware defines (command.Define, with its Setter named key) on the key's first
 // request and keeps: a request costs a map lookup, not a comparison of its Setter with
 // the key's. The keys kept are as many as Key names (unbounded: name them after hosts,
-// routes or methods, not after IDs); one the metrics evict for idleness is dropped and
-// defined afresh on its next request. A key Define refuses is made per request by
+// routes or methods, not after IDs); a Kind outlives its key's eviction for idleness (it
+// resolves the key again). A key Define refuses is made per request by
 // command.New, as it always was: an invalid Setter fails every request with a
 // BAD_REQUEST_EXCEPTION (counted, logged once), and a key the application (or another
 // Transport or Middleware) defined with other settings runs on those settings, the

@@ -28,8 +28,8 @@
 // Client.Stream, Server.Unary, Server.Stream) defines (command.Define, with its Setter
 // named key) on the key's first call and keeps: a call costs a map lookup, not a
 // comparison of its Setter with the key's. The keys kept are as many as Key names
-// (unbounded: name them after methods, not after IDs); one the metrics evict for
-// idleness is dropped and defined afresh on its next call. A key Define refuses is made
+// (unbounded: name them after methods, not after IDs); a Kind outlives its key's
+// eviction for idleness (it resolves the key again). A key Define refuses is made
 // per call by command.New, as it always was: an invalid Setter fails every call with a
 // BAD_REQUEST_EXCEPTION (counted, logged once), and a key the application (or another
 // Client or Server) defined with other settings runs on those settings, the difference

@@ -105,9 +105,9 @@ func TestKindsKeyDefinedElsewhereRunsOnItsSettings(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// A key whose metrics were evicted for idleness is defined afresh on its next call: its
-// breaker learns its health again and opens on failures.
-func TestKindsEvictedKeyIsDefinedAfresh(t *testing.T) {
+// A key evicted for idleness keeps its Kind, which runs on the key's live state again:
+// the breaker still learns the key's health, and the key is not defined again.
+func TestKindsKeyOutlivesItsEviction(t *testing.T) {
 	clk := clock.NewFake(time.Unix(1_000_000, 0))
 	rt := command.NewRuntime(command.WithClock(clk), command.WithConfig(config.NewStore()),
 		command.WithMetricsOptions(metrics.WithIdleTimeout(time.Second)))
@@ -119,27 +119,24 @@ func TestKindsEvictedKeyIsDefinedAfresh(t *testing.T) {
 	var k Kinds[int]
 	_, err := k.New(s, one).Execute(context.Background())
 	require.NoError(t, err)
-	first := k.Kind("K")
-	require.NotNil(t, first)
 
 	for range 8 { // past every window and the idle timeout
 		clk.Advance(10 * time.Second)
 	}
 	rt.Metrics().Flush()
-	assert.Nil(t, k.Kind("K"), "the evicted key is dropped")
+	require.Empty(t, rt.Metrics().Commands(), "the key was evicted")
 
 	fail := func(context.Context) (int, error) { return 0, errors.New("down") }
 	for range 5 {
 		_, err := k.New(s, fail).Execute(context.Background())
 		require.Error(t, err)
 	}
-	assert.EqualValues(t, 2, k.Defines())
-	assert.NotSame(t, first, k.Kind("K"))
+	assert.EqualValues(t, 1, k.Defines())
 	rt.Metrics().Flush()
 	clk.Advance(time.Second)
 	rt.Metrics().Flush()
 	_, err = k.New(s, one).Execute(context.Background())
-	assert.ErrorIs(t, err, command.ErrShortCircuited, "the fresh state's breaker learns the key's health")
+	assert.ErrorIs(t, err, command.ErrShortCircuited, "the breaker learns the key's health")
 }
 
 // BenchmarkNew compares what a call pays for its command: command.New, which looks its
