@@ -74,6 +74,7 @@ func (h hedge) run(x *execution, a *attempt, next next) verdict {
 		a.hedged = true
 		t := &hedged{a: a}
 		all = append(all, t)
+		x.ks.rt.detached.Add(1)
 		go t.run(x, next, done, b)
 	}
 	tick := make(chan struct{}, 1)
@@ -177,6 +178,7 @@ func (h hedge) run(x *execution, a *attempt, next next) verdict {
 func (t *hedged) run(x *execution, next next, done chan<- *hedged, b budget.Budget) {
 	v := verdict{kind: aborted}
 	defer func() {
+		defer x.ks.rt.detached.Add(-1)
 		t.v = v
 		if t.state.CompareAndSwap(hedgeRunning, hedgeDelivered) {
 			done <- t

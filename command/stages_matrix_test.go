@@ -184,16 +184,7 @@ func testMatrixCase(t *testing.T, d matrixDoor, iso, brk string, st matrixStage,
 		}
 		return sum
 	}
-	// A hedge's loser may count itself after its permits came back (one that was
-	// abandoned before it took any): up to 8 reads, each a second later on the clock (all
-	// within the health counts' 10 s window) and, in real time, twice as long after the last
-	// as the one before (50 ms to 6.4 s: 12.75 s in all, for a loaded machine).
-	for i := range 8 {
-		if counts = e.counts("M", counted...); outcomes() == 1+n(metrics.Retry)+n(metrics.Hedge) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond << i)
-	}
+	counts = e.counts("M", counted...) // every attempt counted itself: waitMatrixIdle waited for the hedge's
 	for i, v := range got {
 		if n(metrics.Success) > 0 {
 			assert.Equal(t, "v", v, "execution %d: an attempt succeeded", i)
@@ -235,11 +226,15 @@ func testMatrixCase(t *testing.T, d matrixDoor, iso, brk string, st matrixStage,
 }
 
 // waitMatrixIdle waits until everything key holds was given back: the attempts a hedge
-// abandoned give theirs back on their own goroutines.
+// abandoned end (take and give back their permits, count themselves) on their own
+// goroutines, which the runtime counts (detached).
 func (e *env) waitMatrixIdle(key string) {
 	e.t.Helper()
 	ks := e.key(key)
 	require.Eventually(e.t, func() bool {
+		if e.rt.detached.Load() != 0 { // a hedge's loser may take its permit after the outcome
+			return false
+		}
 		if ks.metrics.CurrentConcurrency() != 0 || ks.execPermits() != 0 || ks.fallbackSem.InUse() != 0 {
 			return false
 		}
