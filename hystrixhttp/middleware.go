@@ -58,10 +58,10 @@ type Middleware struct {
 	// Fallback, if set, answers a request the handler did not: short-circuited,
 	// rejected, or timed out before the handler wrote anything. err wraps the command
 	// package's sentinel (ErrShortCircuited, ErrSemaphoreRejected, ErrThreadPoolFull,
-	// ErrAdaptiveRejected, ErrRateLimited, ErrTimeout). Nil means 503 Service Unavailable,
-	// with Retry-After for a short circuit (the sleep window) or a rejection (1 second), or
-	// 429 Too Many Requests for a rate-limited request, with Retry-After from its
-	// *command.RateLimitError (whole seconds, rounded up).
+	// ErrAdaptiveRejected, ErrThrottled, ErrRateLimited, ErrTimeout). Nil means 503 Service
+	// Unavailable, with Retry-After for a short circuit (the sleep window), a rejection or
+	// graded throttling's refusal (1 second), or 429 Too Many Requests for a rate-limited
+	// request, with Retry-After from its *command.RateLimitError (whole seconds, rounded up).
 	Fallback func(w http.ResponseWriter, r *http.Request, err error)
 
 	completed intercept.Base            // Setter with the SEMAPHORE default, made on the first call
@@ -158,7 +158,7 @@ func (h *handling) respond(s command.Setter, err error) {
 	case errors.Is(err, command.ErrShortCircuited):
 		h.w.Header().Set("Retry-After", retryAfter(s))
 	case errors.Is(err, command.ErrSemaphoreRejected), errors.Is(err, command.ErrThreadPoolFull),
-		errors.Is(err, command.ErrAdaptiveRejected):
+		errors.Is(err, command.ErrAdaptiveRejected), errors.Is(err, command.ErrThrottled):
 		h.w.Header().Set("Retry-After", "1")
 	}
 	http.Error(&h.w, http.StatusText(status), status)

@@ -46,6 +46,29 @@ func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, http.StatusText(int(s.status.Load())))
 }
 
+// A request graded throttling refuses (the handler failing every request, the breaker
+// off) is answered 503 with Retry-After, as a rejection is, and never reaches the handler.
+func TestMiddlewareAnswersThrottledWithRetryAfter(t *testing.T) {
+	e := cmdtest.New(t)
+	h := &switchable{}
+	h.status.Store(http.StatusInternalServerError)
+	s := e.Setter("T", "circuitBreaker.enabled", "false", "throttle.enabled", "true", "throttle.minRequests", "4")
+	srv, c, _ := serve(t, &Middleware{Setter: s}, h)
+	for i := 0; e.Count("T", metrics.Throttled) == 0; i++ { // refused at random: drive it, bounded
+		require.Less(t, i, 1000, "never throttled")
+		hits := h.hits.Load()
+		resp, body, err := get(c, srv.URL+"/work")
+		require.NoError(t, err)
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+			assert.Equal(t, "Service Unavailable\n", body)
+			assert.Equal(t, hits, h.hits.Load(), "a refused request never reaches the handler")
+		} else {
+			assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+		}
+	}
+}
+
 func TestMiddlewareBreakerOpensOnAFailingHandlerAndClosesOnceItRecovers(t *testing.T) {
 	e := cmdtest.New(t)
 	h := &switchable{}

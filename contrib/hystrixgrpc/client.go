@@ -27,9 +27,9 @@ import (
 // The call gets the run's context, so the command's timeout is the call's deadline
 // (sent to the server) and cancels it. What the caller gets: the RPC's own error for a
 // bad request, a business outcome or a failure no fallback replaced, as the server sent
-// it; for a short circuit, a rejection or a timeout an error with status Unavailable,
-// ResourceExhausted or DeadlineExceeded that wraps the command package's sentinel
-// (errors.Is(err, command.ErrShortCircuited)); for a call beyond the key's rate limit
+// it; for a short circuit or graded throttling's refusal, a rejection or a timeout an
+// error with status Unavailable, ResourceExhausted or DeadlineExceeded that wraps the
+// command package's sentinel (errors.Is(err, command.ErrShortCircuited)); for a call beyond the key's rate limit
 // (rateLimit.* properties) ResourceExhausted wrapping command.ErrRateLimited, whose
 // *command.RateLimitError says when to retry. A refused call is never sent.
 //

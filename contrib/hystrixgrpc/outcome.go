@@ -162,7 +162,7 @@ func (e *statusError) code() codes.Code {
 		return s.Code()
 	}
 	switch {
-	case errors.Is(e.err, command.ErrShortCircuited):
+	case errors.Is(e.err, command.ErrShortCircuited), errors.Is(e.err, command.ErrThrottled):
 		return codes.Unavailable
 	case errors.Is(e.err, command.ErrSemaphoreRejected), errors.Is(e.err, command.ErrThreadPoolFull),
 		errors.Is(e.err, command.ErrAdaptiveRejected), errors.Is(e.err, command.ErrRateLimited):

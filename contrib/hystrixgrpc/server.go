@@ -19,8 +19,9 @@ import (
 //
 // The handler gets the run's context: it ends at the command's timeout (or the client's
 // deadline, whichever comes first). The status the handler returns is classified by
-// Classify and goes to the client as it is. A short circuit, a rejection or a timeout
-// answers Unavailable, ResourceExhausted or DeadlineExceeded (or the Fallback's answer,
+// Classify and goes to the client as it is. A short circuit or graded throttling's
+// refusal, a rejection or a timeout answers Unavailable, ResourceExhausted or
+// DeadlineExceeded (or the Fallback's answer,
 // for unary calls); a call beyond the key's rate limit (rateLimit.* properties)
 // ResourceExhausted, with the trailer grpc-retry-pushback-ms (PushbackKey) saying when
 // the limiter has a permit again; a panic in the handler is a failure answered with Internal, and

@@ -53,6 +53,26 @@ func TestServerBreakerOpensOnAFailingHandlerAndClosesOnceItRecovers(t *testing.T
 	assert.EqualValues(t, 1, e.Count(key, metrics.Success))
 }
 
+// A call graded throttling refuses (the handler failing every call, the breaker off)
+// is answered Unavailable, naming the refusal, and never reaches the handler.
+func TestServerAnswersThrottledWithUnavailable(t *testing.T) {
+	e := cmdtest.New(t)
+	svc := newService()
+	svc.status.Store(int32(codes.Internal))
+	client := serveWith(t, svc, &Server{Setter: e.Setter("T", "circuitBreaker.enabled", "false",
+		"throttle.enabled", "true", "throttle.minRequests", "4")})
+	for i := 0; e.Count("T", metrics.Throttled) == 0; i++ { // refused at random: drive it, bounded
+		require.Less(t, i, 1000, "never throttled")
+		hits := svc.hits.Load()
+		_, err := client.UnaryCall(context.Background(), &testpb.SimpleRequest{})
+		if st := status.Convert(err); st.Code() != codes.Internal {
+			assert.Equal(t, codes.Unavailable, st.Code())
+			assert.Contains(t, st.Message(), "throttl")
+			assert.Equal(t, hits, svc.hits.Load(), "a refused call never reaches the handler")
+		}
+	}
+}
+
 func TestServerInvalidArgumentNeverOpensTheBreaker(t *testing.T) {
 	e := cmdtest.New(t)
 	svc := newService()
