@@ -106,7 +106,7 @@ func TestInvalidDynamicValueRejected(t *testing.T) {
 		{"metrics.rollingPercentile.numBuckets", "7", "does not divide hystrix.command.Bad.metrics.rollingPercentile.timeInMilliseconds=60000",
 			func(c *CommandProperties) string { return RollingPercentileBuckets.In(c).String() }, "6"},
 		{"metrics.rollingPercentile.bucketSize", "0", "must be >= 1",
-			func(c *CommandProperties) string { return RollingPercentileBucketSize.In(c).String() }, "100"},
+			func(c *CommandProperties) string { return rollingPercentileBucketSize.In(c).String() }, "100"},
 		{"hedge.maxHedges", "11", "must be in 0..10",
 			func(c *CommandProperties) string { return HedgeMaxHedges.In(c).String() }, "0"},
 		{"hedge.delayPercentile", "100", "must be in 0..99",
@@ -222,16 +222,16 @@ func TestThreadPoolSizes(t *testing.T) {
 	mem, store, log := newTestStore(t)
 	p, err := store.ThreadPool("Sizes", ThreadPoolOverrides{"coreSize": "4", "maximumSize": "8"})
 	require.NoError(t, err)
-	assert.Equal(t, 4, p.EffectiveMaximumSize(), "maximumSize ignored unless allowed to diverge")
+	assert.Equal(t, 4, p.effectiveMaximumSize(), "maximumSize ignored unless allowed to diverge")
 
 	mem.Set("hystrix.threadpool.Sizes.allowMaximumSizeToDivergeFromCoreSize", "true")
-	assert.Equal(t, 8, p.EffectiveMaximumSize())
+	assert.Equal(t, 8, p.effectiveMaximumSize())
 	mem.Set("hystrix.threadpool.Sizes.maximumSize", "2")
-	assert.Equal(t, 4, p.EffectiveMaximumSize(), "max(core, maximum)")
+	assert.Equal(t, 4, p.effectiveMaximumSize(), "max(core, maximum)")
 
 	mem.Set("hystrix.threadpool.Sizes.coreSize", "0")
 	assert.Equal(t, 0, ThreadPoolCoreSize.In(p).Get())
-	assert.Equal(t, 2, p.EffectiveMaximumSize(), "an elastic pool with no core workers")
+	assert.Equal(t, 2, p.effectiveMaximumSize(), "an elastic pool with no core workers")
 	assert.Empty(t, log.take())
 
 	mem.Set("hystrix.threadpool.Sizes.allowMaximumSizeToDivergeFromCoreSize", "false")
