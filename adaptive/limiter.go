@@ -141,8 +141,7 @@ type settings struct {
 	share [NumCriticalities]float64 // the part of the limit each level may use
 }
 
-// NewLimiter returns a limiter with settings s (see Settings.validate: invalid settings
-// are clamped into range, so validate them first to report them).
+// NewLimiter returns a limiter with settings s; invalid settings are clamped into range.
 func NewLimiter(s Settings) *Limiter {
 	l := &Limiter{}
 	l.Configure(s)
