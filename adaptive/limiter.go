@@ -68,8 +68,8 @@ func (s Settings) withDefaults() Settings {
 	return s
 }
 
-// Validate reports what is wrong with s, nil when nothing is.
-func (s Settings) Validate() error {
+// validate reports what is wrong with s, nil when nothing is.
+func (s Settings) validate() error {
 	s = s.withDefaults()
 	var errs []error
 	if s.MinLimit < 1 || s.MaxLimit < s.MinLimit {
@@ -141,8 +141,7 @@ type settings struct {
 	share [NumCriticalities]float64 // the part of the limit each level may use
 }
 
-// NewLimiter returns a limiter with settings s (see Settings.Validate: invalid settings
-// are clamped into range, so validate them first to report them).
+// NewLimiter returns a limiter with settings s; invalid settings are clamped into range.
 func NewLimiter(s Settings) *Limiter {
 	l := &Limiter{}
 	l.Configure(s)

@@ -276,9 +276,9 @@ func TestInflightNeverExceedsTheLimit(t *testing.T) {
 }
 
 func TestSettingsAreValidated(t *testing.T) {
-	require.NoError(t, Settings{}.Validate())
-	require.NoError(t, Settings{Reserved: defaultReserved}.Validate())
-	err := Settings{MinLimit: 5, MaxLimit: 3, InitialLimit: 10, Reserved: [NumCriticalities]float64{Critical: 0.6, CriticalPlus: 0.5}}.Validate()
+	require.NoError(t, Settings{}.validate())
+	require.NoError(t, Settings{Reserved: defaultReserved}.validate())
+	err := Settings{MinLimit: 5, MaxLimit: 3, InitialLimit: 10, Reserved: [NumCriticalities]float64{Critical: 0.6, CriticalPlus: 0.5}}.validate()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "MinLimit (5) <= MaxLimit (3)")
 	assert.Contains(t, err.Error(), "InitialLimit 10 outside")

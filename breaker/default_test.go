@@ -25,7 +25,7 @@ func TestDefaultRegistry(t *testing.T) {
 	} {
 		prop := "hystrix.command." + key + "." + name
 		require.NoError(t, config.DefaultSource().Set(prop, value))
-		t.Cleanup(func() { _ = config.DefaultSource().Delete(prop) })
+		t.Cleanup(func() { _ = config.DefaultSource().Apply(nil, []string{prop}) })
 	}
 	b := Default().Get(key, nil)
 	assert.Same(t, b, Default().Get(key, nil))

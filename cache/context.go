@@ -55,5 +55,5 @@ func (rc *RequestContext) Close() {
 	rc.log.close()
 }
 
-// Closed reports whether Close has been called.
-func (rc *RequestContext) Closed() bool { return rc.closed.Load() }
+// isClosed reports whether Close has been called.
+func (rc *RequestContext) isClosed() bool { return rc.closed.Load() }

@@ -53,14 +53,14 @@ func TestCloseEndsTheRequest(t *testing.T) {
 	ctx, rc := NewRequestContext(context.Background())
 	rc.Log().Add(entry{key: "Before", events: ev("SUCCESS"), d: time.Millisecond})
 	rc.Cache().GetOrStart("Cmd", "1", func() any { return "cached" })
-	require.Equal(t, 1, rc.Cache().Len())
+	require.Equal(t, 1, rc.Cache().len())
 
 	rc.Close()
 	rc.Close() // idempotent
 
-	assert.True(t, rc.Closed())
+	assert.True(t, rc.isClosed())
 	assert.Nil(t, FromContext(ctx), "a closed request context is no request context")
-	assert.Zero(t, rc.Cache().Len(), "entries released")
+	assert.Zero(t, rc.Cache().len(), "entries released")
 
 	runs := 0
 	for range 2 {

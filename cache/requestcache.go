@@ -98,8 +98,8 @@ func (c *RequestCache) Clear(commandKey, cacheKey string) {
 	c.mu.Unlock()
 }
 
-// Len returns the number of cached entries.
-func (c *RequestCache) Len() int {
+// len returns the number of cached entries.
+func (c *RequestCache) len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.calls)

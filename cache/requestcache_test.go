@@ -38,7 +38,7 @@ func TestGetOrStartKeysDoNotCollide(t *testing.T) {
 		assert.Equal(t, i, v, "%+v", tc)
 		assert.False(t, hit, "%+v", tc)
 	}
-	assert.Equal(t, len(cases), c.Len())
+	assert.Equal(t, len(cases), c.len())
 }
 
 func TestGetOrStartConcurrentDuplicatesStartOnce(t *testing.T) {
@@ -123,7 +123,7 @@ func TestGetOrStartPanickingStartCachesNothing(t *testing.T) {
 	require.PanicsWithValue(t, "boom", func() {
 		c.GetOrStart("Cmd", "1", func() any { panic("boom") })
 	})
-	assert.Zero(t, c.Len())
+	assert.Zero(t, c.len())
 	v, hit := c.GetOrStart("Cmd", "1", func() any { return "ok" })
 	assert.Equal(t, "ok", v)
 	assert.False(t, hit)

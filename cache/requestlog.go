@@ -68,8 +68,8 @@ func (l *RequestLog) Entries() []LogEntry {
 	return append([]LogEntry(nil), l.entries...)
 }
 
-// Dropped returns how many entries were dropped because the log was full.
-func (l *RequestLog) Dropped() int {
+// droppedCount returns how many entries were dropped because the log was full.
+func (l *RequestLog) droppedCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.dropped

@@ -131,7 +131,7 @@ func TestRequestLogKeepsAtMostMaxEntries(t *testing.T) {
 		assert.False(t, l.Add(entry{key: "Extra"}))
 	}
 	assert.Len(t, l.Entries(), maxLogEntries)
-	assert.Equal(t, 5, l.Dropped())
+	assert.Equal(t, 5, l.droppedCount())
 	assert.Equal(t, "Cmd[SUCCESS][1000ms]x1000", l.String())
 	assert.Equal(t, 1, strings.Count(buf.String(), "request log full"), buf.String())
 	assert.Contains(t, buf.String(), "limit=1000")

@@ -21,7 +21,7 @@ func TestDefaultRuntime(t *testing.T) {
 	key := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())
 	prop := "hystrix.collapser." + key + ".maxRequestsInBatch"
 	require.NoError(t, config.DefaultSource().Set(prop, "3"))
-	t.Cleanup(func() { _ = config.DefaultSource().Delete(prop) })
+	t.Cleanup(func() { _ = config.DefaultSource().Apply(nil, []string{prop}) })
 	rec := &recorder{}
 	col, err := New(Setter{CollapserKey: key, Scope: GlobalScope,
 		Properties: config.CollapserOverrides{"timerDelayInMilliseconds": "60000"}}, rec.batch())

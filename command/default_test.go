@@ -31,7 +31,7 @@ func setDefault(t *testing.T, key, name, value string) {
 	t.Helper()
 	prop := "hystrix.command." + key + "." + name
 	require.NoError(t, config.DefaultSource().Set(prop, value))
-	t.Cleanup(func() { _ = config.DefaultSource().Delete(prop) })
+	t.Cleanup(func() { _ = config.DefaultSource().Apply(nil, []string{prop}) })
 }
 
 // TestDefaultRuntimeIsTheDefaultRegistries: a command whose Setter names no Runtime runs
@@ -52,7 +52,7 @@ func TestDefaultRuntimeIsTheDefaultRegistries(t *testing.T) {
 	key := defaultKey(t)
 	rec := &hooktest.RecordingHook{}
 	hooks.Default().SetExecutionHook(rec)
-	t.Cleanup(hooks.Default().Reset)
+	t.Cleanup(func() { hooks.Default().SetExecutionHook(nil) })
 	setDefault(t, key, "metrics.healthSnapshot.intervalInMilliseconds", "10")
 	setter := command.Setter{CommandKey: key, GroupKey: "DefaultWiring",
 		Properties: config.Overrides{"execution.isolation.strategy": "SEMAPHORE"}} // no pool worker outlives the test

@@ -28,7 +28,7 @@ func TestARuntimeReadsTheDefaultSourcesUnlessGivenAStore(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, config.ExecutionTimeout.SetIn(config.DefaultSource(), "DefaultsKey", 123*time.Millisecond))
 	t.Cleanup(func() {
-		_ = config.DefaultSource().Delete("hystrix.command.DefaultsKey.execution.isolation.thread.timeoutInMilliseconds")
+		_ = config.DefaultSource().Apply(nil, []string{"hystrix.command.DefaultsKey.execution.isolation.thread.timeoutInMilliseconds"})
 	})
 	assert.Equal(t, 123*time.Millisecond, timeout("DefaultsKey"), "DefaultSource reaches the runtime at once")
 	p, err := rt.Config().Command("EnvKey", nil)

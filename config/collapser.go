@@ -31,9 +31,9 @@ var (
 	CollapserRollingPercentileWindow = key(collapserScope, "metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive)
 	// CollapserRollingPercentileBuckets is metrics.rollingPercentile.numBuckets = 6 (>= 1).
 	CollapserRollingPercentileBuckets = key(collapserScope, "metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1))
-	// CollapserRollingPercentileBucketSize is metrics.rollingPercentile.bucketSize = 100 (>=
+	// collapserRollingPercentileBucketSize is metrics.rollingPercentile.bucketSize = 100 (>=
 	// 1).
-	CollapserRollingPercentileBucketSize = key(collapserScope, "metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1))
+	collapserRollingPercentileBucketSize = key(collapserScope, "metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1))
 )
 
 // collapserScope is the table of every collapser property, shared by every collapser key.

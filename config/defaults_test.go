@@ -114,7 +114,7 @@ func TestCommandDefaults(t *testing.T) {
 	assert.True(t, RollingPercentileEnabled.In(c).Get())
 	assert.Equal(t, time.Minute, RollingPercentileWindow.In(c).Get())
 	assert.Equal(t, 6, RollingPercentileBuckets.In(c).Get())
-	assert.Equal(t, 100, RollingPercentileBucketSize.In(c).Get())
+	assert.Equal(t, 100, rollingPercentileBucketSize.In(c).Get())
 	assert.Equal(t, 500*time.Millisecond, HealthSnapshotInterval.In(c).Get())
 	assert.True(t, RequestCacheEnabled.In(c).Get())
 	assert.True(t, RequestLogEnabled.In(c).Get())
@@ -144,7 +144,7 @@ func TestThreadPoolDefaults(t *testing.T) {
 	assert.Equal(t, time.Minute, ThreadPoolKeepAlive.In(p).Get())
 	assert.Equal(t, 10*time.Second, ThreadPoolRollingStatsWindow.In(p).Get())
 	assert.Equal(t, 10, ThreadPoolRollingStatsBuckets.In(p).Get())
-	assert.Equal(t, 10, p.EffectiveMaximumSize())
+	assert.Equal(t, 10, p.effectiveMaximumSize())
 }
 
 func TestCollapserDefaults(t *testing.T) {
@@ -171,7 +171,7 @@ func TestCollapserDefaults(t *testing.T) {
 	assert.True(t, CollapserRollingPercentileEnabled.In(c).Get())
 	assert.Equal(t, time.Minute, CollapserRollingPercentileWindow.In(c).Get())
 	assert.Equal(t, 6, CollapserRollingPercentileBuckets.In(c).Get())
-	assert.Equal(t, 100, CollapserRollingPercentileBucketSize.In(c).Get())
+	assert.Equal(t, 100, collapserRollingPercentileBucketSize.In(c).Get())
 }
 
 func TestSettingsOrderFollowsStructOrder(t *testing.T) {

@@ -48,7 +48,7 @@ func TestDynamicChangeVisibleOnNextGet(t *testing.T) {
 	col, err := store.Collapser("Dyn", nil)
 	require.NoError(t, err)
 
-	mem.SetAll(map[string]string{
+	mem.Apply(map[string]string{
 		"hystrix.command.Dyn.execution.isolation.strategy":    "SEMAPHORE",
 		"hystrix.command.Dyn.circuitBreaker.forceOpen":        "TRUE",
 		"hystrix.command.Dyn.threadPoolKeyOverride":           " shared ",
@@ -59,7 +59,7 @@ func TestDynamicChangeVisibleOnNextGet(t *testing.T) {
 		"hystrix.command.Dyn.circuitBreaker.enabled":          "true",
 		"hystrix.command.default.requestLog.enabled":          "false",
 		"hystrix.command.Dyn.metrics.rollingStats.numBuckets": "20",
-	})
+	}, nil)
 	assert.Equal(t, Semaphore, ExecutionIsolationStrategy.In(c).Get())
 	assert.True(t, CircuitBreakerForceOpen.In(c).Get())
 	assert.Equal(t, "shared", ThreadPoolKeyOverride.In(c).Get())
@@ -106,7 +106,7 @@ func TestInvalidDynamicValueRejected(t *testing.T) {
 		{"metrics.rollingPercentile.numBuckets", "7", "does not divide hystrix.command.Bad.metrics.rollingPercentile.timeInMilliseconds=60000",
 			func(c *CommandProperties) string { return RollingPercentileBuckets.In(c).String() }, "6"},
 		{"metrics.rollingPercentile.bucketSize", "0", "must be >= 1",
-			func(c *CommandProperties) string { return RollingPercentileBucketSize.In(c).String() }, "100"},
+			func(c *CommandProperties) string { return rollingPercentileBucketSize.In(c).String() }, "100"},
 		{"hedge.maxHedges", "11", "must be in 0..10",
 			func(c *CommandProperties) string { return HedgeMaxHedges.In(c).String() }, "0"},
 		{"hedge.delayPercentile", "100", "must be in 0..99",
@@ -168,11 +168,11 @@ func TestInvalidValueKeepsPreviousDynamicValue(t *testing.T) {
 
 func TestInvalidDynamicValueAtCreation(t *testing.T) {
 	mem, store, log := newTestStore(t)
-	mem.SetAll(map[string]string{
+	mem.Apply(map[string]string{
 		"hystrix.command.default." + timeoutName:           "-1",
 		"hystrix.command.New.circuitBreaker.forceOpen":     "maybe",
 		"hystrix.command.default.circuitBreaker.forceOpen": "true",
-	})
+	}, nil)
 	require.Empty(t, log.take(), "no key yet, nothing to resolve")
 	c, err := store.Command("New", Overrides{"circuitBreaker.forceOpen": "false"})
 	require.NoError(t, err, "bad dynamic values are no in-code error")
@@ -199,10 +199,10 @@ func TestCrossCheckAppliesPairTogether(t *testing.T) {
 	mem, store, log := newTestStore(t)
 	c, err := store.Command("Pair", nil)
 	require.NoError(t, err)
-	mem.SetAll(map[string]string{
+	mem.Apply(map[string]string{
 		"hystrix.command.Pair.metrics.rollingStats.timeInMilliseconds": "7000",
 		"hystrix.command.Pair.metrics.rollingStats.numBuckets":         "7",
-	})
+	}, nil)
 	assert.Equal(t, 7*time.Second, RollingStatsWindow.In(c).Get())
 	assert.Equal(t, 7, RollingStatsBuckets.In(c).Get())
 	assert.Empty(t, log.take())
@@ -222,16 +222,16 @@ func TestThreadPoolSizes(t *testing.T) {
 	mem, store, log := newTestStore(t)
 	p, err := store.ThreadPool("Sizes", ThreadPoolOverrides{"coreSize": "4", "maximumSize": "8"})
 	require.NoError(t, err)
-	assert.Equal(t, 4, p.EffectiveMaximumSize(), "maximumSize ignored unless allowed to diverge")
+	assert.Equal(t, 4, p.effectiveMaximumSize(), "maximumSize ignored unless allowed to diverge")
 
 	mem.Set("hystrix.threadpool.Sizes.allowMaximumSizeToDivergeFromCoreSize", "true")
-	assert.Equal(t, 8, p.EffectiveMaximumSize())
+	assert.Equal(t, 8, p.effectiveMaximumSize())
 	mem.Set("hystrix.threadpool.Sizes.maximumSize", "2")
-	assert.Equal(t, 4, p.EffectiveMaximumSize(), "max(core, maximum)")
+	assert.Equal(t, 4, p.effectiveMaximumSize(), "max(core, maximum)")
 
 	mem.Set("hystrix.threadpool.Sizes.coreSize", "0")
 	assert.Equal(t, 0, ThreadPoolCoreSize.In(p).Get())
-	assert.Equal(t, 2, p.EffectiveMaximumSize(), "an elastic pool with no core workers")
+	assert.Equal(t, 2, p.effectiveMaximumSize(), "an elastic pool with no core workers")
 	assert.Empty(t, log.take())
 
 	mem.Set("hystrix.threadpool.Sizes.allowMaximumSizeToDivergeFromCoreSize", "false")
@@ -254,11 +254,11 @@ func TestCollapserValidation(t *testing.T) {
 	mem, store, log := newTestStore(t)
 	c, err := store.Collapser("Col", nil)
 	require.NoError(t, err)
-	mem.SetAll(map[string]string{
+	mem.Apply(map[string]string{
 		"hystrix.collapser.Col.maxRequestsInBatch":                   "-1",
 		"hystrix.collapser.Col.timerDelayInMilliseconds":             "0",
 		"hystrix.collapser.Col.metrics.rollingPercentile.numBuckets": "7",
-	})
+	}, nil)
 	assert.Equal(t, 0, CollapserMaxRequestsInBatch.In(c).Get())
 	assert.Equal(t, 10*time.Millisecond, CollapserTimerDelay.In(c).Get())
 	assert.Equal(t, 6, CollapserRollingPercentileBuckets.In(c).Get())

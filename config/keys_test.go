@@ -65,7 +65,7 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		CircuitBreakerErrorThresholdPercentage.Name(), CircuitBreakerForceOpen.Name(),
 		CircuitBreakerForceClosed.Name(), CircuitBreakerEvaluateOnFailure.Name(), RollingStatsWindow.Name(), RollingStatsBuckets.Name(),
 		RollingPercentileEnabled.Name(), RollingPercentileWindow.Name(), RollingPercentileBuckets.Name(),
-		RollingPercentileBucketSize.Name(), HealthSnapshotInterval.Name(), RequestCacheEnabled.Name(),
+		rollingPercentileBucketSize.Name(), HealthSnapshotInterval.Name(), RequestCacheEnabled.Name(),
 		RequestLogEnabled.Name(), ThreadPoolKeyOverride.Name(),
 		RateLimitEnabled.Name(), RateLimitPermitsPerSecond.Name(), RateLimitBurst.Name(), RateLimitMaxWait.Name(),
 		RateLimitGroup.Name(), FaultInjectionEnabled.Name(), FaultInjectionPercentage.Name(),
@@ -90,7 +90,7 @@ func TestEveryPropertyHasAKey(t *testing.T) {
 		CollapserMaxRequestsInBatch.Name(), CollapserTimerDelay.Name(), CollapserRequestCacheEnabled.Name(),
 		CollapserRollingStatsWindow.Name(), CollapserRollingStatsBuckets.Name(),
 		CollapserRollingPercentileEnabled.Name(), CollapserRollingPercentileWindow.Name(),
-		CollapserRollingPercentileBuckets.Name(), CollapserRollingPercentileBucketSize.Name(),
+		CollapserRollingPercentileBuckets.Name(), collapserRollingPercentileBucketSize.Name(),
 	})
 }
 

@@ -47,34 +47,34 @@ func TestCommandPrecedence(t *testing.T) {
 
 func TestPrecedenceWalksDownOnDelete(t *testing.T) {
 	mem := NewMemorySource()
-	mem.SetAll(map[string]string{
+	mem.Apply(map[string]string{
 		"hystrix.command.W." + timeoutName:       "100",
 		"hystrix.command.default." + timeoutName: "300",
-	})
+	}, nil)
 	store := NewStore(mem)
 	defer store.Close()
 	c, err := store.Command("W", Overrides{timeoutName: "200"})
 	require.NoError(t, err)
 	assert.Equal(t, 100*time.Millisecond, ExecutionTimeout.In(c).Get())
-	mem.Delete("hystrix.command.W." + timeoutName)
+	mem.Apply(nil, []string{"hystrix.command.W." + timeoutName})
 	assert.Equal(t, 200*time.Millisecond, ExecutionTimeout.In(c).Get())
 
 	other, err := store.Command("Other", nil)
 	require.NoError(t, err)
 	assert.Equal(t, 300*time.Millisecond, ExecutionTimeout.In(other).Get())
-	mem.Delete("hystrix.command.default." + timeoutName)
+	mem.Apply(nil, []string{"hystrix.command.default." + timeoutName})
 	assert.Equal(t, time.Second, ExecutionTimeout.In(other).Get())
 	assert.Equal(t, 200*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
 func TestThreadPoolAndCollapserPrecedence(t *testing.T) {
 	mem := NewMemorySource()
-	mem.SetAll(map[string]string{
+	mem.Apply(map[string]string{
 		"hystrix.threadpool.default.coreSize":                "30",
 		"hystrix.threadpool.A.coreSize":                      "40",
 		"hystrix.collapser.default.timerDelayInMilliseconds": "30",
 		"hystrix.collapser.A.timerDelayInMilliseconds":       "40",
-	})
+	}, nil)
 	store := NewStore(mem)
 	defer store.Close()
 
@@ -108,7 +108,7 @@ func TestEarlierSourceWins(t *testing.T) {
 	assert.Equal(t, 111*time.Millisecond, ExecutionTimeout.In(c).Get())
 	assert.False(t, FallbackEnabled.In(c).Get(), "a name only the later source has still applies")
 
-	first.Delete("hystrix.command.default." + timeoutName)
+	first.Apply(nil, []string{"hystrix.command.default." + timeoutName})
 	assert.Equal(t, 222*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
 
@@ -192,6 +192,6 @@ func TestDefaultStore(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, ExecutionTimeout.In(c).Get())
 	DefaultSource().Set("hystrix.command.config.TestDefaultStore."+timeoutName, "42")
-	defer DefaultSource().Delete("hystrix.command.config.TestDefaultStore." + timeoutName)
+	defer DefaultSource().Apply(nil, []string{"hystrix.command.config.TestDefaultStore." + timeoutName})
 	assert.Equal(t, 42*time.Millisecond, ExecutionTimeout.In(c).Get())
 }

@@ -189,7 +189,7 @@ func (m *mapSource) change(edit func(values map[string]string) (changed []string
 }
 
 // MemorySource is an in-memory Source for values set at run time (admin endpoints,
-// tests). Set, SetAll, Apply, Replace and Delete notify subscribers synchronously: when
+// tests). Set, Apply and Replace notify subscribers synchronously: when
 // they return, every Store using the source has re-resolved the properties the change
 // concerns, and their error is the *RefusedError of the source's entries those Stores
 // refuse now (nil if none), whether the call changed anything or not.
@@ -205,16 +205,10 @@ func (m *MemorySource) Set(name, value string) error {
 	return m.Apply(map[string]string{name: value}, nil)
 }
 
-// SetAll sets several values with a single notification, so properties that must change
-// together (metrics.rollingStats.timeInMilliseconds and numBuckets) are validated
-// together.
-func (m *MemorySource) SetAll(values map[string]string) error { return m.Apply(values, nil) }
-
-// Delete removes a value; the property falls back to the next precedence level.
-func (m *MemorySource) Delete(name string) error { return m.Apply(nil, []string{name}) }
-
-// Apply sets the values of set and then deletes the names of deleted, with a single
-// notification (the etcd source applies a watch response with it).
+// Apply sets the values of set and then deletes the names of deleted (each property falls
+// back to the next precedence level), with a single notification: properties that must
+// change together (metrics.rollingStats.timeInMilliseconds and numBuckets) are validated
+// together (the etcd source applies a watch response with it).
 func (m *MemorySource) Apply(set map[string]string, deleted []string) error {
 	return m.change(func(cur map[string]string) (changed []string) {
 		for k, v := range set {

@@ -27,11 +27,11 @@ func TestMemorySourceReturnsRefusedEntries(t *testing.T) {
 	mem, store, log := newTestStore(t)
 	c, err := store.Command("M", nil)
 	require.NoError(t, err)
-	err = mem.SetAll(map[string]string{
+	err = mem.Apply(map[string]string{
 		"hystrix.command.M." + timeoutName:       "-1",
 		"hystrix.command.M.fallback.enabled":     "false",
 		"hystrix.command.M.metrics.rollingStats": "9",
-	})
+	}, nil)
 	var refused *RefusedError
 	require.True(t, errors.As(err, &refused), "%v", err)
 	assert.Equal(t, "memory", refused.Source)
@@ -43,7 +43,7 @@ func TestMemorySourceReturnsRefusedEntries(t *testing.T) {
 	assert.Len(t, log.take(), 2)
 
 	assert.Equal(t, err, mem.Set("hystrix.command.M.fallback.enabled", "false"), "no change: the same refusals")
-	require.Error(t, mem.Delete("hystrix.command.M.metrics.rollingStats"), "the bad timeout is still there")
+	require.Error(t, mem.Apply(nil, []string{"hystrix.command.M.metrics.rollingStats"}), "the bad timeout is still there")
 	assert.NoError(t, mem.Set("hystrix.command.M."+timeoutName, "20"))
 	assert.Equal(t, 20*time.Millisecond, ExecutionTimeout.In(c).Get())
 }
@@ -65,7 +65,7 @@ func TestUnknownDynamicNameWarnedOncePerName(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], ErrUnknownProperty)
 
-	require.NoError(t, mem.Delete("hystrix.command.GetUser.execution.timeout.enable"))
+	require.NoError(t, mem.Apply(nil, []string{"hystrix.command.GetUser.execution.timeout.enable"}))
 	for _, known := range []string{
 		"hystrix.command.com.example.GetUser.fallback.enabled", // keys may hold dots
 		"hystrix.threadpool.default.coreSize",
@@ -111,7 +111,7 @@ func TestAddSourceToDefault(t *testing.T) {
 
 	require.NoError(t, DefaultSource().Set("hystrix.command."+key+"."+timeoutName, "42"))
 	assert.Equal(t, 42*time.Millisecond, ExecutionTimeout.In(c).Get(), "an added source ranks below the existing ones")
-	require.NoError(t, DefaultSource().Delete("hystrix.command."+key+"."+timeoutName))
+	require.NoError(t, DefaultSource().Apply(nil, []string{"hystrix.command." + key + "." + timeoutName}))
 	assert.Equal(t, 250*time.Millisecond, ExecutionTimeout.In(c).Get())
 
 	writeFile(t, path, "hystrix.command."+key+"."+timeoutName+"=260\n")
@@ -215,11 +215,11 @@ func TestPropertiesOnlySourceRefusesEveryOtherName(t *testing.T) {
 	src := etcdLike{NewMemorySource()}
 	store := NewStore(src)
 	defer store.Close()
-	err := src.SetAll(map[string]string{
+	err := src.Apply(map[string]string{
 		"timeout":                                  "300",
 		"command.GetUser.fallback.enabled":         "false",
 		"hystrix.command.GetUser.fallback.enabled": "false",
-	})
+	}, nil)
 	var refused *RefusedError
 	require.True(t, errors.As(err, &refused), "%v", err)
 	require.Len(t, refused.Entries, 2)

@@ -89,11 +89,11 @@ func TestABadDefaultValueIsReportedOnceNotOncePerKey(t *testing.T) {
 
 func TestAMisspeltKeyIsReportedWhenTheKeyItMisspellsIsDefined(t *testing.T) {
 	mem, store, log := newTestStore(t)
-	require.NoError(t, mem.SetAll(map[string]string{
+	require.NoError(t, mem.Apply(map[string]string{
 		"hystrix.command.GetUsr." + timeoutName: "300",
 		"hystrix.command.Other." + timeoutName:  "300",
 		"hystrix.threadpool.Users.coreSize":     "4",
-	}))
+	}, nil))
 	assert.Empty(t, log.take(), "no key is defined yet")
 
 	_, err := store.Command("GetUser", nil)
@@ -120,17 +120,17 @@ func TestAMisspeltKeyIsReportedWhenTheKeyItMisspellsIsDefined(t *testing.T) {
 
 	_, err = store.Command("Other", nil)
 	require.NoError(t, err)
-	require.NoError(t, mem.Delete("hystrix.command.GetUsr."+timeoutName))
+	require.NoError(t, mem.Apply(nil, []string{"hystrix.command.GetUsr." + timeoutName}))
 	assert.NoError(t, store.Check())
 }
 
 func TestStrictCommandRefusesAKeyWhoseSourcesSetABadValue(t *testing.T) {
 	mem, store, _ := newTestStore(t)
 	store.SetStrict(true)
-	require.NoError(t, mem.SetAll(map[string]string{
+	require.NoError(t, mem.Apply(map[string]string{
 		"hystrix.command.GetUser." + timeoutName:                          "5 s",
 		"hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage": "101",
-	}))
+	}, nil))
 	_, err := store.Command("GetUser", nil)
 	var refused *RefusedError
 	require.ErrorAs(t, err, &refused)
@@ -139,7 +139,7 @@ func TestStrictCommandRefusesAKeyWhoseSourcesSetABadValue(t *testing.T) {
 	assert.Empty(t, store.Commands(), "not held")
 
 	require.NoError(t, mem.Set("hystrix.command.GetUser."+timeoutName, "5s"))
-	require.NoError(t, mem.Delete("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage"))
+	require.NoError(t, mem.Apply(nil, []string{"hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage"}))
 	props, err := store.Command("GetUser", nil)
 	require.NoError(t, err, "mended: defined")
 	assert.Equal(t, 5*time.Second, ExecutionTimeout.In(props).Get())

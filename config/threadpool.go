@@ -18,7 +18,7 @@ var (
 	// ThreadPoolCoreSize is coreSize = 10 (>= 0).
 	ThreadPoolCoreSize = key(threadPoolScope, "coreSize", 10, intCodec, atLeast(0))
 	// ThreadPoolMaximumSize is maximumSize = 10 (>= 0); used only when
-	// AllowMaximumSizeToDivergeFromCoreSize is true (see EffectiveMaximumSize).
+	// AllowMaximumSizeToDivergeFromCoreSize is true (see effectiveMaximumSize).
 	ThreadPoolMaximumSize = key(threadPoolScope, "maximumSize", 10, intCodec, atLeast(0))
 	// ThreadPoolAllowMaximumSizeToDivergeFromCoreSize is allowMaximumSizeToDivergeFromCoreSize
 	// = false.
@@ -73,12 +73,12 @@ func poolHasWorkers(sc *scope[pool]) check[pool] {
 	}}
 }
 
-// EffectiveMaximumSize is the pool's maximum number of workers: max(CoreSize,
+// effectiveMaximumSize is the pool's maximum number of workers: max(CoreSize,
 // MaximumSize) when AllowMaximumSizeToDivergeFromCoreSize is true, else CoreSize (as
 // Hystrix; a MaximumSize below CoreSize is thus harmless). It is at least 1: the Store
 // rejects settings that make it 0, and a reader racing a change of several of these
 // properties (each Property is updated on its own) never sees 0 either.
-func (p *ThreadPoolProperties) EffectiveMaximumSize() int {
+func (p *ThreadPoolProperties) effectiveMaximumSize() int {
 	return max(1, effectiveMaximumSize(ThreadPoolCoreSize.In(p).Get(), ThreadPoolMaximumSize.In(p).Get(), ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.In(p).Get()))
 }
 

@@ -34,7 +34,7 @@ func TestDefaultRegistries(t *testing.T) {
 	} {
 		prop := "hystrix.command." + key + "." + name
 		require.NoError(t, config.DefaultSource().Set(prop, value))
-		t.Cleanup(func() { _ = config.DefaultSource().Delete(prop) })
+		t.Cleanup(func() { _ = config.DefaultSource().Apply(nil, []string{prop}) })
 	}
 	breaker.Default().Get(key, nil)
 	m := metrics.Default().Command(key)

@@ -192,7 +192,7 @@ func currentTime(t *testing.T, write string) int64 {
 func TestWriteTimeoutDropsStalledClient(t *testing.T) {
 	var logs bytes.Buffer
 	clk := clock.NewFake(epoch)
-	h := newStreamHandler(sampleSnapshot, WithClock(clk), WithWriteTimeout(3*time.Second),
+	h := newStreamHandler(sampleSnapshot, withClock(clk), WithWriteTimeout(3*time.Second),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	w := newStallWriter(context.Background(), 2)
 	w.err = os.ErrDeadlineExceeded
@@ -220,7 +220,7 @@ func TestWriteTimeoutDropsStalledClient(t *testing.T) {
 
 func TestNoWriteTimeout(t *testing.T) {
 	clk := clock.NewFake(epoch)
-	h := newStreamHandler(sampleSnapshot, WithClock(clk), WithWriteTimeout(0))
+	h := newStreamHandler(sampleSnapshot, withClock(clk), WithWriteTimeout(0))
 	ctx, cancel := context.WithCancel(context.Background())
 	w := newStallWriter(ctx, 0)
 	done := serve(ctx, h, w)
@@ -240,7 +240,7 @@ func (w *plainWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 func TestWriterWithoutFlushIsDropped(t *testing.T) {
 	var logs bytes.Buffer
-	h := newStreamHandler(sampleSnapshot, WithClock(clock.NewFake(epoch)),
+	h := newStreamHandler(sampleSnapshot, withClock(clock.NewFake(epoch)),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	h.ServeHTTP(&plainWriter{hdr: http.Header{}}, httptest.NewRequest(http.MethodGet, "/hystrix.stream", nil))
 	assert.Zero(t, h.s.Connections())
@@ -255,7 +255,7 @@ func TestOptions(t *testing.T) {
 	assert.Equal(t, clock.System(), def.Clock)
 	assert.Equal(t, slog.Default(), def.Log)
 
-	ignored := newOptions(sse.DefaultInterval, []Option{WithInterval(0), WithMaxConnections(0), WithClock(nil),
+	ignored := newOptions(sse.DefaultInterval, []Option{WithInterval(0), WithMaxConnections(0), withClock(nil),
 		WithLogger(nil), WithWriteTimeout(-time.Second)})
 	assert.Equal(t, sse.DefaultInterval, ignored.Interval)
 	assert.Equal(t, sse.DefaultMaxConnections, ignored.MaxConns)
@@ -267,7 +267,7 @@ func TestOptions(t *testing.T) {
 func TestClientLeavingMidWriteIsNotLogged(t *testing.T) {
 	var logs bytes.Buffer
 	clk := clock.NewFake(epoch)
-	h := newStreamHandler(sampleSnapshot, WithClock(clk),
+	h := newStreamHandler(sampleSnapshot, withClock(clk),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	ctx, cancel := context.WithCancel(context.Background())
 	w := newStallWriter(ctx, 2)
@@ -288,7 +288,7 @@ func (deadlineRefuser) SetWriteDeadline(time.Time) error { return errors.New("co
 
 func TestDeadlineErrorDropsClient(t *testing.T) {
 	var logs bytes.Buffer
-	h := newStreamHandler(sampleSnapshot, WithClock(clock.NewFake(epoch)),
+	h := newStreamHandler(sampleSnapshot, withClock(clock.NewFake(epoch)),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	h.ServeHTTP(&deadlineRefuser{plainWriter{hdr: http.Header{}}}, httptest.NewRequest(http.MethodGet, "/hystrix.stream", nil))
 	assert.Zero(t, h.s.Connections())

@@ -66,7 +66,7 @@ func TestUnreadClientIsDroppedAndLogged(t *testing.T) {
 	var logs syncbuf.Buffer
 	clk := clock.NewFake(epoch)
 	big := bigSnapshot(2000) // about 4 MB an interval: more than the socket buffers hold
-	h := newStreamHandler(func() wire.Snapshot { return big }, WithClock(clk),
+	h := newStreamHandler(func() wire.Snapshot { return big }, withClock(clk),
 		WithWriteTimeout(100*time.Millisecond), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	s := newTestServer(t, h)
 

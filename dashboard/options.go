@@ -49,9 +49,9 @@ func WithWriteTimeout(d time.Duration) Option {
 	return func(o *options) { o.WriteTimeout = max(d, 0) }
 }
 
-// WithClock sets the clock that paces the intervals and stamps currentTime (default
+// withClock sets the clock that paces the intervals and stamps currentTime (default
 // clock.System()).
-func WithClock(c clock.Clock) Option {
+func withClock(c clock.Clock) Option {
 	return func(o *options) {
 		if c != nil {
 			o.Clock = c

@@ -125,19 +125,24 @@ func publishTraffic(t *testing.T, tr *traffic) {
 	tr.advance(10 * time.Second)
 }
 
+// task is a func as an isolation.Task.
+type task func()
+
+func (f task) Run() { f() }
+
 // busyPool runs one task to completion on pool Users and leaves two running until the
 // test ends.
 func busyPool(t *testing.T, pools *isolation.PoolRegistry, overrides config.ThreadPoolOverrides) {
 	p, err := pools.Get("Users", overrides)
 	require.NoError(t, err)
-	require.NoError(t, p.Submit(func() {}))
+	require.NoError(t, p.SubmitTask(task(func() {})))
 	require.Eventually(t, func() bool { return p.Gauges().CompletedTaskCount == 1 }, patience, time.Millisecond)
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) }) // before pools.Close, which waits for running tasks
 	var started sync.WaitGroup
 	started.Add(2)
 	for range 2 {
-		require.NoError(t, p.Submit(func() { started.Done(); <-release }))
+		require.NoError(t, p.SubmitTask(task(func() { started.Done(); <-release })))
 	}
 	started.Wait()
 }
@@ -224,7 +229,7 @@ func TestRegistriesConfigStream(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
 	hclk := clock.NewFake(epoch)
-	obj := assertShape(t, onlyFrame(t, NewConfigHandler(tr.reg, WithClock(hclk)), hclk))
+	obj := assertShape(t, onlyFrame(t, NewConfigHandler(tr.reg, withClock(hclk)), hclk))
 
 	// properties (ours) are checked apart: every property, by the name users set it by
 	cp, err := tr.reg.Properties.Command("GetUser", nil)
@@ -284,7 +289,7 @@ func TestRegistriesUtilizationStream(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
 	hclk := clock.NewFake(epoch)
-	frame := onlyFrame(t, NewUtilizationHandler(tr.reg, WithClock(hclk)), hclk)
+	frame := onlyFrame(t, NewUtilizationHandler(tr.reg, withClock(hclk)), hclk)
 	assertShape(t, frame)
 	assert.JSONEq(t, `{"type": "HystrixUtilization",
 		"commands": {"GetUser": {"activeCount": 2}, "ListUsers": {"activeCount": 0}},
@@ -322,7 +327,7 @@ func TestRegistriesOverHTTP(t *testing.T) {
 	tr := newRegistries(t)
 	publishTraffic(t, tr)
 	hclk := clock.NewFake(epoch) // the handler's own clock: its timers are easy to count
-	s := newTestServer(t, NewStreamHandler(tr.reg, WithClock(hclk)))
+	s := newTestServer(t, NewStreamHandler(tr.reg, withClock(hclk)))
 	c := s.connect()
 	advance(hclk, 1, sse.DefaultInterval)
 	frames := c.tick(t)

@@ -16,7 +16,7 @@ import (
 
 func newSampleStream(t *testing.T, opts ...Option) (*testServer, *clock.Fake) {
 	clk := clock.NewFake(epoch)
-	h := newStreamHandler(sampleSnapshot, append([]Option{WithClock(clk)}, opts...)...)
+	h := newStreamHandler(sampleSnapshot, append([]Option{withClock(clk)}, opts...)...)
 	return newTestServer(t, h), clk
 }
 
@@ -61,7 +61,7 @@ func TestStreamPacesByInterval(t *testing.T) {
 	var calls atomic.Int32
 	snap := func() wire.Snapshot { calls.Add(1); return wire.Snapshot{Collapsers: []wire.Collapser{{Name: "C"}}} }
 	clk := clock.NewFake(epoch)
-	s := newTestServer(t, newStreamHandler(snap, WithClock(clk), WithInterval(100*time.Millisecond)))
+	s := newTestServer(t, newStreamHandler(snap, withClock(clk), WithInterval(100*time.Millisecond)))
 	c := s.connect()
 
 	advance(clk, 1, 99*time.Millisecond)
@@ -83,7 +83,7 @@ func TestStreamPacesByInterval(t *testing.T) {
 
 func TestStreamEmptySnapshotStillPings(t *testing.T) {
 	clk := clock.NewFake(epoch)
-	s := newTestServer(t, newStreamHandler(func() wire.Snapshot { return wire.Snapshot{} }, WithClock(clk)))
+	s := newTestServer(t, newStreamHandler(func() wire.Snapshot { return wire.Snapshot{} }, withClock(clk)))
 	c := s.connect()
 	advance(clk, 1, sse.DefaultInterval)
 	assert.Equal(t, "ping: \n\n", c.rawTick(t))
@@ -98,7 +98,7 @@ func TestUtilizationStream(t *testing.T) {
 				ActiveCount: 3, QueueSize: 1, CorePoolSize: 10, PoolSize: 4, Utilization: 30}},
 		}
 	}
-	h := newUtilizationHandler(p, WithClock(clk))
+	h := newUtilizationHandler(p, withClock(clk))
 	assert.Equal(t, sse.DefaultUtilizationInterval, h.s.Settings().Interval)
 	frame := onlyFrame(t, h, clk)
 	assertShape(t, frame)
@@ -115,7 +115,7 @@ func TestConfigStream(t *testing.T) {
 			Execution:  wire.ExecutionConfig{IsolationStrategy: "THREAD", ThreadPoolKeyOverride: &override},
 			Properties: map[string]string{"execution.isolation.strategy": "THREAD"}}}}
 	}
-	h := newConfigHandler(p, WithClock(clk))
+	h := newConfigHandler(p, withClock(clk))
 	assert.Equal(t, sse.DefaultConfigInterval, h.s.Settings().Interval)
 	frame := onlyFrame(t, h, clk)
 	assertShape(t, frame)
@@ -132,7 +132,7 @@ func TestConfigStream(t *testing.T) {
 
 func TestEmptyMapsAreObjects(t *testing.T) {
 	clk := clock.NewFake(epoch)
-	h := newUtilizationHandler(func() wire.Utilization { return wire.Utilization{} }, WithClock(clk))
+	h := newUtilizationHandler(func() wire.Utilization { return wire.Utilization{} }, withClock(clk))
 	c := newTestServer(t, h).connect()
 	advance(clk, 1, sse.DefaultUtilizationInterval)
 	frames := c.tick(t)

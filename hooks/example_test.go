@@ -28,7 +28,7 @@ func ExampleRegistry() {
 	}
 	fmt.Println(counter.errors)
 
-	reg.Reset()
+	reg.SetExecutionHook(nil)
 	fmt.Println(hooks.IsNoop(reg.ExecutionHook()))
 	// Output:
 	// 1

@@ -42,9 +42,3 @@ func (r *Registry) ExecutionHook() ExecutionHook {
 	}
 	return NoopHook{}
 }
-
-// Reset restores the no-op hook and the no-op notifier.
-func (r *Registry) Reset() {
-	r.hook.Store(nil)
-	r.notifier.Store(nil)
-}

@@ -37,7 +37,7 @@ func TestRegistryReplaceAndReset(t *testing.T) {
 }
 
 func TestDefaultIsOneSharedRegistryIndependentOfNewOnes(t *testing.T) {
-	t.Cleanup(hooks.Default().Reset)
+	t.Cleanup(func() { hooks.Default().SetExecutionHook(nil) })
 	assert.Same(t, hooks.Default(), hooks.Default())
 
 	rec := &hooktest.RecordingHook{}

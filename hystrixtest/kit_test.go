@@ -282,15 +282,15 @@ func TestKitConfigurationIsItsOwn(t *testing.T) {
 // it cannot apply; Check then lists a property of a key that no definition names.
 func TestKitConfigurationFailsFast(t *testing.T) {
 	k := newKit(t)
-	err := k.Source().SetAll(map[string]string{
+	err := k.Source().Apply(map[string]string{
 		"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds": "1000ms -> 5s",
 		"hystrix.command.GetUsr.fallback.enabled":                                  "false",
-	})
+	}, nil)
 	require.NoError(t, err, "no key is defined yet")
 	_, err = command.Define[string](command.Setter{Runtime: k.Runtime(), CommandKey: "GetUser"})
 	assert.ErrorIs(t, err, config.ErrInvalidValue)
 
-	require.NoError(t, k.Source().Delete("hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds"))
+	require.NoError(t, k.Source().Apply(nil, []string{"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds"}))
 	define(t, k, "GetUser")
 	assert.ErrorIs(t, k.Runtime().Config().Check(), config.ErrUnknownKey)
 	assert.ErrorContains(t, k.Runtime().Config().Check(), "did you mean hystrix.command.GetUser.fallback.enabled?")

@@ -12,7 +12,7 @@
 // Pool is the goroutine pool of one thread-pool key, with the semantics Hystrix gets from
 // java.util.concurrent.ThreadPoolExecutor: coreSize, maximumSize (only with
 // allowMaximumSizeToDivergeFromCoreSize), maxQueueSize (-1: hand-off only) and the dynamic
-// queueSizeRejectionThreshold. Submit (a func) and SubmitTask (a Task: a pooled value that
+// queueSizeRejectionThreshold. SubmitTask (a func) and SubmitTask (a Task: a pooled value that
 // is its own task costs no allocation) never block: it accepts the task or returns a
 // *RejectedError matching ErrRejected, which the command turns into THREAD_POOL_REJECTED.
 // Pool.Gauges carries the ThreadPoolExecutor gauges for metrics and the dashboard.
@@ -23,7 +23,7 @@
 //
 // Data flow of a THREAD-isolated task:
 //
-//	command ──Submit(task)──▶ Pool (mutex held for a few field updates only)
+//	command ──SubmitTask(task)──▶ Pool (mutex held for a few field updates only)
 //	                            │ closed? ─────────────────────────────▶ ErrClosed (+ErrRejected)
 //	                            │ queue len >= threshold (queue mode) ─▶ ErrRejected
 //	                            ├─ idle worker? ── pop LIFO ── task ──▶ worker chan (cap 1) ─┐
@@ -35,8 +35,7 @@
 //	worker goroutine: run task (panics recovered, slog) ─▶ next: queued task, else park idle
 //	                  idle above core for keepAlive ◀── one reaper timer per pool (clock.Clock)
 //
-// Workers start lazily. A Task handed to an idle worker costs no allocation (a func given
-// to Submit costs its closure, if it has one); a new worker
-// costs a goroutine, a channel and a small struct. Close rejects new tasks, lets running and
-// queued ones finish, and returns when every worker goroutine has exited.
+// Workers start lazily. A Task handed to an idle worker costs no allocation; a new worker
+// costs a goroutine, a channel and a small struct. Close rejects new tasks, lets running
+// and queued ones finish, and returns when every worker goroutine has exited.
 package isolation

@@ -5,15 +5,15 @@ import (
 	"fmt"
 )
 
-// ErrRejected is matched (errors.Is) by every error a Pool returns from Submit: the task was
+// ErrRejected is matched (errors.Is) by every error a Pool returns from SubmitTask: the task was
 // not accepted and will not run. The command maps it to THREAD_POOL_REJECTED.
 var ErrRejected = errors.New("isolation: rejected")
 
-// ErrClosed is matched (errors.Is) by the rejection of a Submit to a closed Pool and by
+// ErrClosed is matched (errors.Is) by the rejection of a SubmitTask to a closed Pool and by
 // PoolRegistry.Get after the registry was closed.
 var ErrClosed = errors.New("isolation: closed")
 
-// RejectedError is the error Submit returns. It names the pool and the reason, and matches
+// RejectedError is the error SubmitTask returns. It names the pool and the reason, and matches
 // ErrRejected (and ErrClosed when the pool was closed) with errors.Is. A pool builds its
 // rejection errors once, so rejecting does not allocate.
 type RejectedError struct {

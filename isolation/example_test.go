@@ -9,7 +9,12 @@ import (
 	"github.com/rxhystrix/rxhystrix/isolation"
 )
 
-func ExamplePool_Submit() {
+// job is a func as an isolation.Task.
+type job func()
+
+func (j job) Run() { j() }
+
+func ExamplePool_SubmitTask() {
 	store := config.NewStore()
 	defer store.Close()
 	pools := isolation.NewPoolRegistry(store, clock.System())
@@ -20,12 +25,12 @@ func ExamplePool_Submit() {
 		panic(err)
 	}
 	started, release := make(chan struct{}), make(chan struct{})
-	if err := pool.Submit(func() { close(started); <-release }); err != nil {
+	if err := pool.SubmitTask(job(func() { close(started); <-release })); err != nil {
 		panic(err)
 	}
 	<-started
 
-	err = pool.Submit(func() {}) // the only worker is busy and there is no queue
+	err = pool.SubmitTask(job(func() {})) // the only worker is busy and there is no queue
 	fmt.Println(errors.Is(err, isolation.ErrRejected))
 	fmt.Println(err)
 	g := pool.Gauges()

@@ -13,17 +13,17 @@ import (
 // Pool is the goroutine pool of one thread-pool key: Hystrix's thread pool, with the
 // semantics of java.util.concurrent.ThreadPoolExecutor as Hystrix configures it.
 //
-// Submit hands a task to an idle worker if there is one; else starts a worker if fewer than
+// SubmitTask hands a task to an idle worker if there is one; else starts a worker if fewer than
 // coreSize run; else queues it (only when maxQueueSize > 0); else starts a worker if fewer
-// than the effective maximum size run; else rejects. With a queue, a Submit is also
-// rejected while the queue holds queueSizeRejectionThreshold tasks or more. Submit never
+// than the effective maximum size run; else rejects. With a queue, a SubmitTask is also
+// rejected while the queue holds queueSizeRejectionThreshold tasks or more. SubmitTask never
 // blocks.
 //
 // Dynamic: coreSize, maximumSize, allowMaximumSizeToDivergeFromCoreSize,
-// queueSizeRejectionThreshold and keepAlive are re-read on every Submit and whenever a
+// queueSizeRejectionThreshold and keepAlive are re-read on every SubmitTask and whenever a
 // worker goes idle. Lowering the maximum retires surplus workers when they finish their
-// task (idle ones at the next Submit); lowering coreSize lets idle workers above it retire
-// keepAlive after the pool notices (next Submit, task end or reaper run). maxQueueSize is
+// task (idle ones at the next SubmitTask); lowering coreSize lets idle workers above it retire
+// keepAlive after the pool notices (next SubmitTask, task end or reaper run). maxQueueSize is
 // fixed at creation (Hystrix cannot resize its queue either); queueSizeRejectionThreshold
 // is the dynamic knob for the queue.
 //
@@ -74,8 +74,7 @@ func newPool(key string, set poolSettings, clk clock.Clock) *Pool {
 func (p *Pool) Key() string { return p.key }
 
 // Task is work a Pool runs on one of its workers: SubmitTask's argument. A value that is
-// its own task (a pooled one) is handed to a worker without an allocation, where a closure
-// given to Submit costs one.
+// its own task (a pooled one) is handed to a worker without an allocation.
 type Task interface {
 	// Run does the work on the worker's goroutine.
 	Run()
@@ -94,23 +93,9 @@ type Finisher interface {
 	Finish()
 }
 
-// funcTask is a func as a Task.
-type funcTask func()
-
-func (f funcTask) Run() { f() }
-
-// Submit runs task on a worker of the pool, or returns an error matching ErrRejected (a
-// *RejectedError naming the pool and the reason; also ErrClosed after Close) without
-// running it. It never blocks. Submit panics if task is nil.
-func (p *Pool) Submit(task func()) error {
-	if task == nil {
-		panic("isolation: Submit of a nil task")
-	}
-	return p.SubmitTask(funcTask(task))
-}
-
-// SubmitTask is Submit for a Task: it runs task.Run on a worker of the pool, or returns
-// Submit's errors without running it. It never blocks. SubmitTask panics if task is nil.
+// SubmitTask runs task.Run on a worker of the pool, or returns an error matching
+// ErrRejected (a *RejectedError naming the pool and the reason; also ErrClosed after Close)
+// without running it. It never blocks. SubmitTask panics if task is nil.
 func (p *Pool) SubmitTask(task Task) error {
 	if task == nil {
 		panic("isolation: SubmitTask of a nil task")
@@ -179,7 +164,7 @@ func (p *Pool) Gauges() metrics.ThreadPoolGauges {
 // Closed reports whether Close (or PoolRegistry.Evict) stopped the pool.
 func (p *Pool) Closed() bool { return p.closed.Load() }
 
-// Close stops the pool: from then on Submit rejects (ErrClosed); running and queued tasks
+// Close stops the pool: from then on SubmitTask rejects (ErrClosed); running and queued tasks
 // still run to the end; Close returns once every worker goroutine has exited. It is
 // idempotent and safe to call concurrently; it must not be called from inside a task of
 // the same pool (it would wait for itself).

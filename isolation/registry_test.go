@@ -80,11 +80,11 @@ func TestPoolRegistryRejectsBadConfig(t *testing.T) {
 
 func TestPoolPropertiesAreDynamic(t *testing.T) {
 	r, src := newRegistry(t)
-	src.SetAll(map[string]string{
+	src.Apply(map[string]string{
 		"hystrix.threadpool.dyn.coreSize":                    "1",
 		"hystrix.threadpool.dyn.maxQueueSize":                "10",
 		"hystrix.threadpool.dyn.queueSizeRejectionThreshold": "1",
-	})
+	}, nil)
 	p, err := r.Get("dyn", nil)
 	require.NoError(t, err)
 	block(t, p)

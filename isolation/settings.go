@@ -11,7 +11,7 @@ import (
 type getter[T any] interface{ Get() T }
 
 // poolSettings are the thread-pool properties a Pool reads. All but maxQueueSize are
-// re-read on every Submit (and by workers going idle), as Hystrix re-applies them on
+// re-read on every SubmitTask (and by workers going idle), as Hystrix re-applies them on
 // every execution; maxQueueSize is fixed when the pool is made, as in Hystrix.
 type poolSettings struct {
 	coreSize, maximumSize, queueSizeRejectionThreshold getter[int]

@@ -27,7 +27,7 @@ func TestDefaultRegistry(t *testing.T) {
 	key := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())
 	prop := "hystrix.command." + key + ".metrics.healthSnapshot.intervalInMilliseconds"
 	require.NoError(t, config.DefaultSource().Set(prop, "10"))
-	t.Cleanup(func() { _ = config.DefaultSource().Delete(prop) })
+	t.Cleanup(func() { _ = config.DefaultSource().Apply(nil, []string{prop}) })
 
 	m, builtin := r.Command(key), r.Command(key+"-builtin")
 	assert.Same(t, m, r.Command(key))

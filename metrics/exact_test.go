@@ -108,10 +108,10 @@ func TestCompletionsRacingTheRollAreExact(t *testing.T) {
 // number of snapshots cut between the first and the last write.
 func raceTheRoll(t *testing.T, n int) (rolled time.Duration, partial int64) {
 	e := newEnv(t)
-	e.mem.SetAll(map[string]string{ // 1 ms snapshots over a 60 s window
+	e.mem.Apply(map[string]string{ // 1 ms snapshots over a 60 s window
 		"hystrix.command.K.metrics.healthSnapshot.intervalInMilliseconds": "1",
 		"hystrix.command.K.metrics.rollingStats.timeInMilliseconds":       "60000",
-	})
+	}, nil)
 	m := e.r.Command("K")
 	_, health := want(n)
 	var partials atomic.Int64 // snapshots with some but not all of the completions

@@ -33,7 +33,7 @@ func TestCommandGetOrCreate(t *testing.T) {
 
 func TestPerKeyWindowSizes(t *testing.T) {
 	e := newEnv(t)
-	e.mem.SetAll(map[string]string{
+	e.mem.Apply(map[string]string{
 		"hystrix.command.Fast.metrics.rollingStats.timeInMilliseconds":          "2000",
 		"hystrix.command.Fast.metrics.rollingStats.numBuckets":                  "2",
 		"hystrix.command.Fast.metrics.healthSnapshot.intervalInMilliseconds":    "200",
@@ -46,7 +46,7 @@ func TestPerKeyWindowSizes(t *testing.T) {
 		"hystrix.collapser.Fast.metrics.rollingPercentile.timeInMilliseconds":   "1000",
 		"hystrix.collapser.Fast.metrics.rollingPercentile.numBuckets":           "1",
 		"hystrix.command.default.metrics.healthSnapshot.intervalInMilliseconds": "1000",
-	})
+	}, nil)
 	fast, slow := e.r.Command("Fast"), e.r.Command("Slow")
 	pool, coll := e.r.ThreadPool("Fast"), e.r.Collapser("Fast")
 	for _, m := range []*CommandMetrics{fast, slow} {

@@ -17,9 +17,9 @@ type Bucket struct {
 	tolerance int64        // Burst intervals: how far ahead of now tat may run
 }
 
-// NewBucket returns a full bucket granting r, or r's error (see Rate.Validate).
+// NewBucket returns a full bucket granting r, or r's error (see Rate.validate).
 func NewBucket(r Rate) (*Bucket, error) {
-	if err := r.Validate(); err != nil {
+	if err := r.validate(); err != nil {
 		return nil, err
 	}
 	b := &Bucket{interval: r.interval()}

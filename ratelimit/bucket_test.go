@@ -120,7 +120,7 @@ func TestRateValidate(t *testing.T) {
 		_, err := NewBucket(r)
 		assert.Error(t, err, "%+v", r)
 	}
-	assert.NoError(t, Rate{PerSecond: 0.5, Burst: 1}.Validate())
+	assert.NoError(t, Rate{PerSecond: 0.5, Burst: 1}.validate())
 	assert.Equal(t, int64(3333333), Rate{PerSecond: 300, Burst: 1}.interval())
 }
 

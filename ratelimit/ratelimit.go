@@ -29,9 +29,9 @@ type Rate struct {
 	Burst     int
 }
 
-// Validate reports whether r can be granted: PerSecond finite and above 0, Burst at
+// validate reports whether r can be granted: PerSecond finite and above 0, Burst at
 // least 1.
-func (r Rate) Validate() error {
+func (r Rate) validate() error {
 	switch {
 	case !(r.PerSecond > 0) || math.IsInf(r.PerSecond, 0):
 		return fmt.Errorf("ratelimit: permits per second must be above 0 and finite, got %v", r.PerSecond)

@@ -25,8 +25,8 @@ type Settings struct {
 	Random func() float64
 }
 
-// Counts are the requests and accepts of a Throttle's window.
-type Counts struct {
+// counts are the requests and accepts of a Throttle's window.
+type counts struct {
 	Requests int64 // requests attempted: recorded outcomes, and refusals while Accepts > 0
 	Accepts  int64 // requests the dependency accepted
 }
@@ -40,8 +40,8 @@ type Throttle struct {
 
 	mu   sync.Mutex
 	head int64           // the index (time / width) of the newest bucket
-	ring [buckets]Counts // bucket i holds the counts of index i mod buckets
-	sum  Counts          // the sum of the ring
+	ring [buckets]counts // bucket i holds the counts of index i mod buckets
+	sum  counts          // the sum of the ring
 }
 
 // New returns a Throttle with settings s, its window empty.
@@ -85,8 +85,8 @@ func (t *Throttle) Record(now time.Duration, accepted bool) {
 	}
 }
 
-// Counts returns the requests and accepts of the window at now.
-func (t *Throttle) Counts(now time.Duration) Counts {
+// counts returns the requests and accepts of the window at now.
+func (t *Throttle) counts(now time.Duration) counts {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.advance(now)
@@ -112,7 +112,7 @@ func (t *Throttle) advance(now time.Duration) {
 		return
 	}
 	if i-t.head >= buckets {
-		t.ring, t.sum, t.head = [buckets]Counts{}, Counts{}, i
+		t.ring, t.sum, t.head = [buckets]counts{}, counts{}, i
 		return
 	}
 	for t.head < i {
@@ -120,6 +120,6 @@ func (t *Throttle) advance(now time.Duration) {
 		b := &t.ring[t.head%buckets]
 		t.sum.Requests -= b.Requests
 		t.sum.Accepts -= b.Accepts
-		*b = Counts{}
+		*b = counts{}
 	}
 }

@@ -36,10 +36,10 @@ func TestRefusesWithTheProbabilityOfTheFormula(t *testing.T) {
 	record(th, 0, 10, 2)
 	// p = (10 - 2 x 2) / (10 + 1) = 6/11: a draw below it refuses, one at it lets through.
 	assert.False(t, th.Allow(0))
-	assert.Equal(t, Counts{Requests: 11, Accepts: 2}, th.Counts(0), "the refusal counts as a request: an accept is in the window")
+	assert.Equal(t, counts{Requests: 11, Accepts: 2}, th.counts(0), "the refusal counts as a request: an accept is in the window")
 	assert.True(t, th.Allow(0), "p = (11 - 4) / 12 = 7/12 now: a draw at it lets through")
 	assert.Equal(t, 2, calls)
-	assert.Equal(t, Counts{Requests: 11, Accepts: 2}, th.Counts(0), "a request let through counts when its outcome is recorded")
+	assert.Equal(t, counts{Requests: 11, Accepts: 2}, th.counts(0), "a request let through counts when its outcome is recorded")
 }
 
 func TestNoDrawWhileTheAcceptsOutweighTheRequests(t *testing.T) {
@@ -72,23 +72,23 @@ func TestARefusalCountsOnlyWhileTheWindowHoldsAnAccept(t *testing.T) {
 	for range 10 {
 		require.False(t, th.Allow(0))
 	}
-	assert.Equal(t, Counts{Requests: 4}, th.Counts(0), "no accept: the refusals are not counted, p stays 4/5")
+	assert.Equal(t, counts{Requests: 4}, th.counts(0), "no accept: the refusals are not counted, p stays 4/5")
 	th.Record(0, true)
 	require.False(t, th.Allow(0)) // p = (5 - 2) / 6
-	assert.Equal(t, Counts{Requests: 6, Accepts: 1}, th.Counts(0))
+	assert.Equal(t, counts{Requests: 6, Accepts: 1}, th.counts(0))
 }
 
 func TestTheWindowIs64Buckets(t *testing.T) {
 	th := New(Settings{K: 2, Window: 64 * time.Second})
 	th.Record(0, true)
 	th.Record(time.Second, false)
-	assert.Equal(t, Counts{Requests: 2, Accepts: 1}, th.Counts(63*time.Second+999*time.Millisecond))
-	assert.Equal(t, Counts{Requests: 1}, th.Counts(64*time.Second), "bucket 0 aged out")
+	assert.Equal(t, counts{Requests: 2, Accepts: 1}, th.counts(63*time.Second+999*time.Millisecond))
+	assert.Equal(t, counts{Requests: 1}, th.counts(64*time.Second), "bucket 0 aged out")
 	th.Record(63*time.Second, true)
-	assert.Equal(t, Counts{Requests: 2, Accepts: 1}, th.Counts(64*time.Second),
+	assert.Equal(t, counts{Requests: 2, Accepts: 1}, th.counts(64*time.Second),
 		"a time before the newest bucket counts in the newest")
-	assert.Equal(t, Counts{Requests: 1, Accepts: 1}, th.Counts(65*time.Second))
-	assert.Equal(t, Counts{}, th.Counts(65*time.Second+64*time.Second), "a whole window later: empty")
+	assert.Equal(t, counts{Requests: 1, Accepts: 1}, th.counts(65*time.Second))
+	assert.Equal(t, counts{}, th.counts(65*time.Second+64*time.Second), "a whole window later: empty")
 }
 
 // load runs a dependency that accepts up to capacity calls a second (the rest are not
@@ -152,7 +152,7 @@ func TestRefusalsStopWhenTheDocSays(t *testing.T) {
 		th := New(Settings{K: c.k, Window: window, MinRequests: 20, Random: seeded()})
 		recovery := 3 * window
 		load(th, 0, recovery, c.offered, c.capacity)
-		n := th.Counts(recovery)
+		n := th.counts(recovery)
 		a := float64(n.Accepts) / float64(n.Requests)
 		want := time.Duration(float64(window) / c.k * math.Log((1-a)/((c.k-1)*a)))
 		_, _, last := load(th, recovery, recovery+2*window, c.offered, c.offered)
@@ -172,7 +172,7 @@ func TestAnOutageIsProbedAndItsEndSeen(t *testing.T) {
 	load(th, 0, window, 300, 300)
 	load(th, window, 3*window, 300, 0) // the accepts, then the refusals counted with them, age out
 	probes, _, _ := load(th, 3*window, 4*window, 300, 0)
-	n := th.Counts(4 * window)
+	n := th.counts(4 * window)
 	t.Logf("three windows into a total outage: %d probes in %v, counts %+v", probes, window, n)
 	assert.Zero(t, n.Accepts)
 	assert.InDelta(t, probes, n.Requests, 10, "only the probes count")
@@ -197,5 +197,5 @@ func TestConcurrentCallersAreCountedExactly(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	assert.Equal(t, Counts{Requests: 8000, Accepts: 4000}, th.Counts(time.Second))
+	assert.Equal(t, counts{Requests: 8000, Accepts: 4000}, th.counts(time.Second))
 }
