@@ -31,8 +31,8 @@ var (
 	CollapserRollingPercentileWindow = key(collapserScope, "metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive)
 	// CollapserRollingPercentileBuckets is metrics.rollingPercentile.numBuckets = 6 (>= 1).
 	CollapserRollingPercentileBuckets = key(collapserScope, "metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1))
-	// collapserRollingPercentileBucketSize is metrics.rollingPercentile.bucketSize = 100 (>=
-	// 1).
+	// collapserRollingPercentileBucketSize is metrics.rollingPercentile.bucketSize = 100
+	// (>= 1), accepted for Hystrix files and not used: the histograms keep every size.
 	collapserRollingPercentileBucketSize = key(collapserScope, "metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1))
 )
 

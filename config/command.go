@@ -69,7 +69,8 @@ var (
 	RollingPercentileWindow = key(commandScope, "metrics.rollingPercentile.timeInMilliseconds", time.Minute, millisCodec, positive)
 	// RollingPercentileBuckets is metrics.rollingPercentile.numBuckets = 6 (>= 1).
 	RollingPercentileBuckets = key(commandScope, "metrics.rollingPercentile.numBuckets", 6, intCodec, atLeast(1))
-	// rollingPercentileBucketSize is metrics.rollingPercentile.bucketSize = 100 (>= 1).
+	// rollingPercentileBucketSize is metrics.rollingPercentile.bucketSize = 100 (>= 1),
+	// accepted for Hystrix files and not used: the histograms keep every latency.
 	rollingPercentileBucketSize = key(commandScope, "metrics.rollingPercentile.bucketSize", 100, intCodec, atLeast(1))
 	// HealthSnapshotInterval is metrics.healthSnapshot.intervalInMilliseconds = 500 (> 0).
 	HealthSnapshotInterval = key(commandScope, "metrics.healthSnapshot.intervalInMilliseconds", 500*time.Millisecond, millisCodec, positive)
