@@ -76,7 +76,7 @@ func TestTheCallersOwnCancellationIsNeverAFailure(t *testing.T) {
 					})
 				}
 				wg.Wait()
-				e.Settled(t, "C")
+				e.Await(t, "C", metrics.Cancelled, calls)
 				e.Tick(time.Minute)
 				m := e.RT.Metrics().Command("C")
 				require.Equal(t, int64(0), m.CumulativeCount(metrics.Failure), "the caller's impatience counted against the dependency")

@@ -90,7 +90,7 @@ func TestTransportHedgesAnIdempotentRequestAndCancelsTheLoser(t *testing.T) {
 	assert.Equal(t, 2, recv(t, be.arrived))
 	assert.Equal(t, "answer 2", <-out)
 	assert.Equal(t, 1, recv(t, be.cancelled), "the loser's request is cancelled")
-	e.Settled(t, "hedged")
+	e.Await(t, "hedged", metrics.Cancelled, 1)
 	assert.EqualValues(t, 1, e.Count("hedged", metrics.Hedge))
 	assert.EqualValues(t, 1, e.Count("hedged", metrics.Success))
 	assert.EqualValues(t, 1, e.Count("hedged", metrics.Cancelled))
@@ -122,7 +122,7 @@ func TestTransportClosesTheResponseOfAHedgeLoser(t *testing.T) {
 	winner := <-tr.bodies
 	assert.True(t, winner.closed.Load(), "closed by the caller")
 	assert.Eventually(t, loser.closed.Load, 5*time.Second, time.Millisecond, "the 503 nobody got")
-	e.Settled(t, "loser")
+	e.Await(t, "loser", metrics.Failure, 1)
 	assert.EqualValues(t, 1, e.Count("loser", metrics.Hedge))
 	assert.EqualValues(t, 1, e.Count("loser", metrics.Failure))
 	assert.EqualValues(t, 1, e.Count("loser", metrics.Success))
@@ -156,7 +156,7 @@ func TestTransportHandsTheLastFailureOfAHedgedTry(t *testing.T) {
 	assert.Equal(t, "answer 2", string(body))
 	assert.True(t, loser.closed.Load())
 	assert.True(t, (<-tr.bodies).closed.Load())
-	e.Settled(t, "fail")
+	e.Await(t, "fail", metrics.Failure, 2)
 	assert.EqualValues(t, 2, e.Count("fail", metrics.Failure))
 }
 

@@ -68,7 +68,7 @@ func TestClientCallersOwnDeadlineIsNeverAFailure(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			e.Settled(t, "C")
+			e.Await(t, "C", metrics.Cancelled, calls)
 			e.Tick(time.Minute)
 			m := e.RT.Metrics().Command("C")
 			counts := map[string]int64{}

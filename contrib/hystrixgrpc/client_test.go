@@ -265,7 +265,7 @@ func TestClientStreamCountsOnce(t *testing.T) {
 		got++
 	}
 	assert.Equal(t, 5, got)
-	e.Settled(t, "stream")
+	e.Await(t, "stream", metrics.Success, 1)
 	assert.EqualValues(t, 1, e.Count("stream", metrics.Success))
 	assert.Zero(t, e.Count("stream", metrics.Emit))
 }
@@ -308,7 +308,7 @@ func TestClientStreamFailureOpensTheBreaker(t *testing.T) {
 		assert.Equal(t, codes.Unavailable, status.Code(cut(watch)), "the stream's own status")
 		e.Tick(200 * time.Millisecond)
 	}
-	e.Settled(t, "watch")
+	e.Await(t, "watch", metrics.StreamMidFailure, 6)
 	assert.EqualValues(t, 6, e.Count("watch", metrics.StreamMidFailure))
 	assert.Zero(t, e.Count("watch", metrics.Failure))
 	assert.Zero(t, e.Count("watch", metrics.ShortCircuited))
@@ -326,7 +326,7 @@ func TestClientStreamTimeoutEndsTheStream(t *testing.T) {
 	e.Clock.Advance(300 * time.Millisecond)
 	_, err = stream.Recv()
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "the stream's deadline was the timeout")
-	e.Settled(t, "stream")
+	e.Await(t, "stream", metrics.Timeout, 1)
 	assert.EqualValues(t, 1, e.Count("stream", metrics.Timeout))
 }
 
@@ -340,7 +340,7 @@ func TestClientStreamCallerCancellation(t *testing.T) {
 	cancel()
 	_, err = stream.Recv()
 	assert.Equal(t, codes.Canceled, status.Code(err))
-	e.Settled(t, "stream")
+	e.Await(t, "stream", metrics.Cancelled, 1)
 	assert.EqualValues(t, 1, e.Count("stream", metrics.Cancelled))
 }
 

@@ -69,6 +69,19 @@ func (e *Env) Settled(t testing.TB, key string) {
 	}
 }
 
+// Await waits until key has nothing in flight and has counted at least n events ev: an
+// execution gives its permit back just before its outcome is counted, so counts read as
+// soon as Settled returns may miss the last outcome. Each look moves the clock 1 s (Count).
+func (e *Env) Await(t testing.TB, key string, ev metrics.EventType, n int64) {
+	t.Helper()
+	e.Settled(t, key)
+	for deadline := time.Now().Add(5 * time.Second); e.Count(key, ev) < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d %v counted, want %d", key, e.Count(key, ev), ev, n)
+		}
+	}
+}
+
 // Count returns the cumulative count of ev for key, after moving the clock past the
 // current rolling-stats bucket (1 s), which cumulative counts cover up to.
 func (e *Env) Count(key string, ev metrics.EventType) int64 {
