@@ -117,8 +117,20 @@ func (q *deadlineQueue) add(a *attempt, at, now time.Duration) (overdue bool) {
 	} else {
 		dl.next.rc.dl.prev = a
 	}
-	if arm {
+	for arm {
 		q.armLocked(at, now)
+		// A clock that moved between the reading and the arming (a fake clock a test
+		// advanced meanwhile, a long preemption) leaves the timer late by as much: read
+		// again, and arm again or end a now.
+		later := q.rt.clk.Since(q.rt.base)
+		if later-now < time.Millisecond {
+			break
+		}
+		if at <= later {
+			q.unlinkLocked(a)
+			return true
+		}
+		now = later
 	}
 	return false
 }

@@ -3,12 +3,15 @@ package command
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -193,5 +196,50 @@ func closedNow(t *testing.T, ctx context.Context) {
 	case <-ctx.Done():
 	default:
 		t.Error("Done is not closed although the context ended")
+	}
+}
+
+// jumpyClock is a fake clock that moves by a step right after the reading it is primed
+// for: a test's Advance landing between the deadline queue's reading of the clock and the
+// arming of its timer.
+type jumpyClock struct {
+	*clock.Fake
+	step atomic.Int64 // the jump after the next reading, once
+}
+
+func (c *jumpyClock) Since(t time.Time) time.Duration {
+	d := c.Fake.Since(t)
+	if step := c.step.Swap(0); step != 0 {
+		c.Fake.Advance(time.Duration(step))
+	}
+	return d
+}
+
+// A deadline whose timer is armed while the clock moves (a test advancing a fake clock as
+// the run asks for its context's Done) still ends the run at the timeout, not a step
+// later, nor never.
+func TestTimeoutHoldsWhenTheClockMovesWhileItIsArmed(t *testing.T) {
+	clk := &jumpyClock{Fake: clock.NewFake(epoch)}
+	rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore()))
+	defer rt.Close()
+	k, err := Define[string](Setter{Runtime: rt, CommandKey: "J", Properties: config.Overrides{
+		"execution.isolation.strategy": "SEMAPHORE", "execution.isolation.thread.timeoutInMilliseconds": "300"}})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := k.Execute(context.Background(), func(ctx context.Context) (string, error) {
+			clk.step.Store(int64(300 * time.Millisecond)) // the timeout's length: due as the timer is armed
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, ErrTimeout)
+	case <-time.After(5 * time.Second):
+		clk.Advance(time.Hour) // let the run go, for goleak
+		<-done
+		t.Fatal("the run's context never ended: the timer was armed a step late")
 	}
 }
