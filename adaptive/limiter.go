@@ -2,7 +2,6 @@ package adaptive
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -66,38 +65,6 @@ func (s Settings) withDefaults() Settings {
 		s.Backoff = 0.9
 	}
 	return s
-}
-
-// validate reports what is wrong with s, nil when nothing is.
-func (s Settings) validate() error {
-	s = s.withDefaults()
-	var errs []error
-	if s.MinLimit < 1 || s.MaxLimit < s.MinLimit {
-		errs = append(errs, fmt.Errorf("adaptive: want 1 <= MinLimit (%d) <= MaxLimit (%d)", s.MinLimit, s.MaxLimit))
-	}
-	if s.InitialLimit < s.MinLimit || s.InitialLimit > s.MaxLimit {
-		errs = append(errs, fmt.Errorf("adaptive: InitialLimit %d outside MinLimit..MaxLimit (%d..%d)", s.InitialLimit, s.MinLimit, s.MaxLimit))
-	}
-	if s.MaxLimit > math.MaxInt32 {
-		errs = append(errs, fmt.Errorf("adaptive: MaxLimit %d above %d", s.MaxLimit, math.MaxInt32))
-	}
-	if s.Window < 0 || s.MinSamples < 0 || s.QueueSize < 0 {
-		errs = append(errs, errors.New("adaptive: Window, MinSamples and QueueSize must not be negative"))
-	}
-	if s.Smoothing < 0 || s.Smoothing > 1 || s.Backoff < 0 || s.Backoff > 1 {
-		errs = append(errs, errors.New("adaptive: Smoothing and Backoff must be within 0..1"))
-	}
-	sum := 0.0
-	for _, r := range s.Reserved {
-		if r < 0 || r > 1 {
-			errs = append(errs, fmt.Errorf("adaptive: a reserved share (%g) outside 0..1", r))
-		}
-		sum += r
-	}
-	if sum-s.Reserved[Sheddable] > 0.9+1e-9 {
-		errs = append(errs, fmt.Errorf("adaptive: the reserved shares add up to %g (at most 0.9)", sum-s.Reserved[Sheddable]))
-	}
-	return errors.Join(errs...)
 }
 
 // Outcome is how a call that held a permit ended, as its Release reports it.

@@ -275,16 +275,6 @@ func TestInflightNeverExceedsTheLimit(t *testing.T) {
 	assert.Zero(t, l.Queued())
 }
 
-func TestSettingsAreValidated(t *testing.T) {
-	require.NoError(t, Settings{}.validate())
-	require.NoError(t, Settings{Reserved: defaultReserved}.validate())
-	err := Settings{MinLimit: 5, MaxLimit: 3, InitialLimit: 10, Reserved: [NumCriticalities]float64{Critical: 0.6, CriticalPlus: 0.5}}.validate()
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "MinLimit (5) <= MaxLimit (3)")
-	assert.Contains(t, err.Error(), "InitialLimit 10 outside")
-	assert.Contains(t, err.Error(), "add up to 1.1")
-}
-
 func TestCriticalityFromTheContext(t *testing.T) {
 	ctx := t.Context()
 	assert.Equal(t, Critical, FromContext(ctx))

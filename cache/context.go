@@ -54,6 +54,3 @@ func (rc *RequestContext) Close() {
 	rc.cache.close()
 	rc.log.close()
 }
-
-// isClosed reports whether Close has been called.
-func (rc *RequestContext) isClosed() bool { return rc.closed.Load() }

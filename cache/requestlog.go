@@ -68,13 +68,6 @@ func (l *RequestLog) Entries() []LogEntry {
 	return append([]LogEntry(nil), l.entries...)
 }
 
-// droppedCount returns how many entries were dropped because the log was full.
-func (l *RequestLog) droppedCount() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.dropped
-}
-
 // close stops the log and replaces its entries by what they show now. A closed request
 // must not keep its commands: a caller's long-lived context can keep the request context
 // reachable (a command's run context watches the caller's context), and with it the log.

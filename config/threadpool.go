@@ -73,15 +73,6 @@ func poolHasWorkers(sc *scope[pool]) check[pool] {
 	}}
 }
 
-// effectiveMaximumSize is the pool's maximum number of workers: max(CoreSize,
-// MaximumSize) when AllowMaximumSizeToDivergeFromCoreSize is true, else CoreSize (as
-// Hystrix; a MaximumSize below CoreSize is thus harmless). It is at least 1: the Store
-// rejects settings that make it 0, and a reader racing a change of several of these
-// properties (each Property is updated on its own) never sees 0 either.
-func (p *ThreadPoolProperties) effectiveMaximumSize() int {
-	return max(1, effectiveMaximumSize(ThreadPoolCoreSize.In(p).Get(), ThreadPoolMaximumSize.In(p).Get(), ThreadPoolAllowMaximumSizeToDivergeFromCoreSize.In(p).Get()))
-}
-
 // Key returns the thread-pool key.
 func (p *ThreadPoolProperties) Key() string { return p.k.key }
 

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
 )
 
@@ -47,16 +46,6 @@ func WithMaxConnections(n int) Option {
 // WriteTimeout for the stream.
 func WithWriteTimeout(d time.Duration) Option {
 	return func(o *options) { o.WriteTimeout = max(d, 0) }
-}
-
-// withClock sets the clock that paces the intervals and stamps currentTime (default
-// clock.System()).
-func withClock(c clock.Clock) Option {
-	return func(o *options) {
-		if c != nil {
-			o.Clock = c
-		}
-	}
 }
 
 // WithLogger sets the logger for dropped clients and write errors (default slog.Default()).

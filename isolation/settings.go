@@ -34,9 +34,8 @@ func settingsFrom(p *config.ThreadPoolProperties) poolSettings {
 }
 
 // sizes returns the current core size and the effective maximum size: max(core, maximum)
-// when allowMaximumSizeToDivergeFromCoreSize, else core, and at least 1, as
-// config.ThreadPoolProperties.EffectiveMaximumSize (a reader racing a change of several
-// properties never sees 0). A negative core counts as 0.
+// when allowMaximumSizeToDivergeFromCoreSize, else core, and at least 1 (a reader racing
+// a change of several properties never sees 0). A negative core counts as 0.
 func (s *poolSettings) sizes() (core, maxSize int) {
 	core = max(s.coreSize.Get(), 0)
 	maxSize = core

@@ -85,14 +85,6 @@ func (t *Throttle) Record(now time.Duration, accepted bool) {
 	}
 }
 
-// counts returns the requests and accepts of the window at now.
-func (t *Throttle) counts(now time.Duration) counts {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.advance(now)
-	return t.sum
-}
-
 // probability returns the probability of a refusal: max(0, (requests - K x accepts) /
 // (requests + 1)), 0 below MinRequests.
 func (t *Throttle) probability() float64 {
