@@ -1,6 +1,9 @@
 package metrics
 
-import "time"
+import (
+	"math/bits"
+	"time"
+)
 
 // The builders below set what NewExecutionResult sets in one step, one field at a time,
 // for tests that build results by hand.
@@ -42,4 +45,11 @@ func (r ExecutionResult) withExecuted(inThread bool) ExecutionResult {
 func (h HealthCounts) plus(c EventCounts) HealthCounts {
 	total, errs := healthOf(c)
 	return NewHealthCounts(h.TotalRequests+int64(total), h.ErrorCount+int64(errs))
+}
+
+// healthOf returns the health total and error contribution of one execution's events.
+func healthOf(c EventCounts) (total, errs uint32) {
+	ok := uint32(bits.OnesCount32(c.set & healthyMask))
+	errs = uint32(bits.OnesCount32(c.set & unhealthyMask))
+	return ok + errs, errs
 }

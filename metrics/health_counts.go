@@ -1,7 +1,5 @@
 package metrics
 
-import "math/bits"
-
 // HealthCounts is the rolling health of one command key, as Hystrix's HealthCounts:
 // TotalRequests counts the Healthy and Unhealthy events (EventType.Health: SUCCESS,
 // FAILURE, TIMEOUT, THREAD_POOL_REJECTED, SEMAPHORE_REJECTED), ErrorCount the Unhealthy
@@ -24,9 +22,3 @@ func NewHealthCounts(total, errors int64) HealthCounts {
 	return h
 }
 
-// healthOf returns the health total and error contribution of one execution's events.
-func healthOf(c EventCounts) (total, errs uint32) {
-	ok := uint32(bits.OnesCount32(c.set & healthyMask))
-	errs = uint32(bits.OnesCount32(c.set & unhealthyMask))
-	return ok + errs, errs
-}
