@@ -21,4 +21,3 @@ func NewHealthCounts(total, errors int64) HealthCounts {
 	}
 	return h
 }
-
