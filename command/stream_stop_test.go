@@ -377,35 +377,38 @@ func (d *deadlines) len() int {
 // checks the rest).
 func TestEveryCommandObservableStopsWithItsConsumer(t *testing.T) {
 	type way struct {
-		name   string
-		value  bool // the run answers at once (else it waits for its context)
-		stop   func(t *testing.T, obs func(ctx context.Context) rxgo.Observable) time.Time
+		name  string
+		value bool // the run answers at once (else it waits for its context)
+		// stop stops consuming obs; started is closed once the run began (a consumer that
+		// stops before it may spare the run altogether, which is no stop to check).
+		stop   func(t *testing.T, obs func(ctx context.Context) rxgo.Observable, started <-chan struct{}) time.Time
 		events []metrics.EventType
 	}
 	ways := []way{
-		{name: "Take(1)", value: true, events: ev(metrics.Success), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable) time.Time {
+		{name: "Take(1)", value: true, events: ev(metrics.Success), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable, _ <-chan struct{}) time.Time {
 			ch := obs(subscriberCtx(t)).Take(1).Observe(rxgo.WithContext(subscriberCtx(t)))
 			at := first(t, ch)
 			readAll(t, ch)
 			return at
 		}},
-		{name: "First", value: true, events: ev(metrics.Success), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable) time.Time {
+		{name: "First", value: true, events: ev(metrics.Success), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable, _ <-chan struct{}) time.Time {
 			_, err := obs(subscriberCtx(t)).First().Get(rxgo.WithContext(subscriberCtx(t)))
 			require.NoError(t, err)
 			return time.Now()
 		}},
-		{name: "context cancelled", events: ev(metrics.Cancelled), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable) time.Time {
+		{name: "context cancelled", events: ev(metrics.Cancelled), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable, started <-chan struct{}) time.Time {
 			ctx, cancel := context.WithCancel(context.Background())
 			at := make(chan time.Time, 1)
-			time.AfterFunc(2*time.Millisecond, func() { // Observe under SEMAPHORE runs on the caller
+			go func() { // Observe under SEMAPHORE runs on the caller
+				<-started
 				at <- time.Now()
 				cancel()
-			})
+			}()
 			for range obs(ctx).Observe(rxgo.WithContext(ctx)) {
 			}
 			return <-at
 		}},
-		{name: "panic in the consumer", events: ev(metrics.Cancelled), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable) time.Time {
+		{name: "panic in the consumer", events: ev(metrics.Cancelled), stop: func(t *testing.T, obs func(context.Context) rxgo.Observable, started <-chan struct{}) time.Time {
 			var at time.Time
 			done := make(chan any)
 			go func() {
@@ -413,7 +416,7 @@ func TestEveryCommandObservableStopsWithItsConsumer(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				obs(ctx).Observe(rxgo.WithContext(ctx))
-				time.Sleep(time.Millisecond)
+				<-started
 				at = time.Now()
 				panic("consumer")
 			}()
@@ -438,8 +441,9 @@ func TestEveryCommandObservableStopsWithItsConsumer(t *testing.T) {
 					s := e.setter("C", append(iso, "circuitBreaker.enabled", "false")...)
 					_, err := New(s, value("warm")).Execute(context.Background())
 					require.NoError(t, err)
-					ended := make(chan time.Time, 1)
+					ended, started := make(chan time.Time, 1), make(chan struct{})
 					c := New(s, func(ctx context.Context) (string, error) {
+						close(started)
 						context.AfterFunc(ctx, func() { ended <- time.Now() })
 						if w.value {
 							return "v", nil
@@ -453,7 +457,7 @@ func TestEveryCommandObservableStopsWithItsConsumer(t *testing.T) {
 						}
 						return c.ToObservable()
 					}
-					at := w.stop(t, obs)
+					at := w.stop(t, obs, started)
 					if !w.value {
 						select {
 						case end := <-ended:
