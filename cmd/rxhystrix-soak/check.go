@@ -87,12 +87,27 @@ func (s *soak) compare() error {
 	} else {
 		fmt.Fprintln(s.out, "every count equals what the callers saw")
 	}
-	return errors.Join(append(errs, s.coverage(total), s.checkLogs())...)
+	var coverage error
+	if missing := s.missing(total); len(missing) > 0 {
+		coverage = fmt.Errorf("the load never produced: %s", strings.Join(missing, ", "))
+	}
+	return errors.Join(append(errs, coverage, s.checkLogs())...)
 }
 
-// coverage fails a soak whose load missed an outcome it is meant to produce: then the
-// comparison proved less than it claims.
-func (s *soak) coverage(total [metrics.NumEventTypes]int64) error {
+// tallied returns the callers' counts over every key so far.
+func (s *soak) tallied() (total [metrics.NumEventTypes]int64) {
+	for _, k := range s.keys {
+		for _, e := range metrics.AllEventTypes() {
+			total[e] += k.tally.count(e)
+		}
+	}
+	return total
+}
+
+// missing lists the outcomes the load is meant to produce and has not (total: the
+// callers' counts), breakers opening and closing included: a soak that missed one proved
+// less than it claims.
+func (s *soak) missing(total [metrics.NumEventTypes]int64) []string {
 	var missing []string
 	for _, e := range metrics.AllEventTypes() {
 		switch e {
@@ -110,10 +125,7 @@ func (s *soak) coverage(total [metrics.NumEventTypes]int64) error {
 	if s.opened.Load() == 0 || s.closed.Load() == 0 {
 		missing = append(missing, "breakers opening and closing")
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("the load never produced: %s", strings.Join(missing, ", "))
-	}
-	return nil
+	return missing
 }
 
 // hookPanicLogged is the message the runtime logs a contained hook panic with.

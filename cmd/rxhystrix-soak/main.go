@@ -31,7 +31,7 @@ import (
 
 func main() {
 	set := defaults()
-	flag.DurationVar(&set.Duration, "duration", set.Duration, "how long the load runs")
+	flag.DurationVar(&set.Duration, "duration", set.Duration, "how long the load runs (up to twice as long while an outcome it is meant to produce is missing)")
 	flag.DurationVar(&set.Report, "report", set.Report, "time between two samples")
 	flag.DurationVar(&set.Warmup, "warmup", set.Warmup, "growth is measured from the first sample after this")
 	flag.DurationVar(&set.Flap, "flap", set.Flap, "period of the flapping dependency (down for its first 40 %)")

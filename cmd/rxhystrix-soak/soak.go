@@ -143,10 +143,13 @@ func newSoak(set settings, out io.Writer) (*soak, error) {
 var errHang = errors.New("hang")
 
 // load runs the workers for the duration (or until ctx ends), takes a sample every report
-// interval and checks it for growth against the first sample after the warm-up. It returns
-// the samples, and errHang if an operation hangs (with every goroutine's stack written out).
+// interval and checks it for growth against the first sample after the warm-up. A load
+// that has not yet produced every outcome it is meant to (a contested one, such as a
+// rejection, is up to chance on a busy machine) goes on until it has, for at most the
+// duration again. It returns the samples, and errHang if an operation hangs (with every
+// goroutine's stack written out).
 func (s *soak) load(ctx context.Context) ([]sample, error) {
-	loadCtx, stop := context.WithTimeout(ctx, s.set.Duration)
+	loadCtx, stop := context.WithTimeout(ctx, 2*s.set.Duration)
 	defer stop()
 	var wg sync.WaitGroup
 	for _, w := range s.workers {
@@ -159,6 +162,7 @@ func (s *soak) load(ctx context.Context) ([]sample, error) {
 	samples := []sample{{}}
 	var base *sample // the first sample at or after the warm-up
 	var growth []string
+	extended := false
 	report := time.NewTicker(s.set.Report)
 	defer report.Stop()
 	watch := time.NewTicker(time.Second)
@@ -179,6 +183,15 @@ func (s *soak) load(ctx context.Context) ([]sample, error) {
 		case <-watch.C:
 			if err := s.watch(); err != nil {
 				return samples, err
+			}
+			if time.Since(start) >= s.set.Duration && loadCtx.Err() == nil {
+				if missing := s.missing(s.tallied()); len(missing) == 0 {
+					stop()
+				} else if !extended {
+					extended = true
+					fmt.Fprintf(s.out, "not produced yet: %s; the load goes on (at most %s more)\n",
+						strings.Join(missing, ", "), s.set.Duration)
+				}
 			}
 		case <-stopped:
 			fmt.Fprintf(s.out, "load stopped after %s\n", time.Since(start).Round(time.Millisecond))
