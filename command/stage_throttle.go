@@ -11,9 +11,11 @@ import (
 // that grows as the dependency accepts a smaller share of the key's requests, and counts
 // the outcome of the executions it lets through. It sits inside the breaker's gate: a
 // short circuit is not a request, and the breaker's trial (the breaker is not CLOSED) is
-// never refused, so a recovered dependency is seen. An outcome the event table counts as
-// healthy is an accept, an unhealthy one a request the dependency did not accept; a
-// neutral one (a bad request, a rate limit, a caller that left) is not counted. A refusal
+// never refused, so a recovered dependency is seen. Of the executions whose run started,
+// an outcome the event table counts as healthy is an accept, an unhealthy one a request
+// the dependency did not accept; a neutral one (a bad request, a caller that left) is not
+// counted, nor a refusal on this side (a full semaphore or pool), which never reached the
+// dependency. A refusal
 // is THROTTLED, neutral to health, which the fallback recovers like a rejection.
 //
 // The stage is made per key and owns the key's throttle, so a throttled key has a chain
@@ -50,7 +52,10 @@ func (g *throttleGate) enter(x *execution, a *attempt) (verdict, bool) {
 	return a.refuse(&throttled, ErrThrottled), false
 }
 
-func (g *throttleGate) exit(x *execution, _ *attempt, v verdict) verdict {
+func (g *throttleGate) exit(x *execution, a *attempt, v verdict) verdict {
+	if !a.ran() {
+		return v // refused on this side (a full semaphore or pool): the dependency said nothing
+	}
 	switch v.event().Health() {
 	case metrics.Healthy:
 		g.t.Record(x.now(), true)

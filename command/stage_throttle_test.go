@@ -226,3 +226,29 @@ func BenchmarkThrottle(b *testing.B) {
 		})
 	}
 }
+
+// A refusal on this side (the key's own semaphore full) never reached the dependency: it
+// is no request the dependency did not accept, so a saturated key is never throttled for
+// it, however many it refuses.
+func TestThrottleDoesNotCountRefusalsOfItsOwnSide(t *testing.T) {
+	e := newThrottleEnv(t)
+	k := e.define("Own", "execution.isolation.semaphore.maxConcurrentRequests", "1")
+	entered, release := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = k.Execute(context.Background(), func(context.Context) (string, error) {
+			close(entered)
+			<-release
+			return "v", nil
+		})
+	}()
+	<-entered
+	for range 50 {
+		events, called := e.run(k, nil)
+		require.False(t, called)
+		require.Equal(t, ev(metrics.SemaphoreRejected, metrics.FallbackSuccess), events)
+	}
+	close(release)
+	<-done
+}
