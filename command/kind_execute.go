@@ -64,6 +64,9 @@ func (c *Command[T]) reusable() bool {
 // that run returned), and a THREAD attempt's thread, whose channel the caller emptied.
 func (c *Command[T]) recycle() {
 	ks, done, t := c.ks, c.first.rc.done, c.first.thread
+	if t == nil {
+		t = c.spare // an execution refused before the pool keeps the one it did not use
+	}
 	if c.first.rc.err != errNone {
 		done = nil
 	}
