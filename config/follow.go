@@ -21,7 +21,9 @@ func NewDefaultStore() *Store {
 		}
 		x := s.subscribe(from)
 		x.inherited = true
+		s.mu.Lock() // a change of a source subscribed above may read s.sources already
 		s.sources = append(s.sources, x)
+		s.mu.Unlock()
 	}
 	d.followers = append(d.followers, s)
 	d.mu.Unlock()

@@ -33,8 +33,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.s.ServeH
 // NewStreamHandler returns the handler of /hystrix.stream: every interval (default
 // 500 ms) one HystrixCommand frame per command, one HystrixThreadPool frame per thread
 // pool and one HystrixCollapser frame per collapser of src's Metrics, each in key order,
-// then a ping. The frames carry Hystrix's field names, type, currentTime (the Clock's
-// time of the interval, Unix milliseconds) and reportingHosts 1.
+// then a ping. The frames carry Hystrix's field names, type, currentTime (the time of
+// the interval, Unix milliseconds) and reportingHosts 1.
 func NewStreamHandler(src Registries, opts ...Option) *Handler {
 	return newStreamHandler(src.snapshot, opts...)
 }

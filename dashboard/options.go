@@ -41,9 +41,8 @@ func WithMaxConnections(n int) Option {
 }
 
 // WithWriteTimeout sets how long one interval's write may block before the client is
-// dropped (default 10 s); 0 disables the limit. It is a socket deadline, so it runs on
-// wall-clock time, not on the handler's Clock, and it replaces any http.Server
-// WriteTimeout for the stream.
+// dropped (default 10 s); 0 disables the limit. It is a socket deadline on wall-clock
+// time, and it replaces any http.Server WriteTimeout for the stream.
 func WithWriteTimeout(d time.Duration) Option {
 	return func(o *options) { o.WriteTimeout = max(d, 0) }
 }

@@ -11,7 +11,8 @@ const buckets = 64
 
 // Settings configure a Throttle.
 type Settings struct {
-	// K is the multiplier: the dependency receives about K times what it accepts (> 0;
+	// K is the multiplier: the dependency receives about K times what it accepts (>= 1,
+	// as throttle.k; below 1 a healthy dependency would be refused too: New raises it to 1.
 	// Google's SRE book suggests 2, and 1.1 for a dependency that should see little more
 	// than it accepts).
 	K float64
@@ -46,7 +47,7 @@ type Throttle struct {
 
 // New returns a Throttle with settings s, its window empty.
 func New(s Settings) *Throttle {
-	t := &Throttle{k: s.K, width: max(s.Window/buckets, 1), min: int64(s.MinRequests), random: s.Random}
+	t := &Throttle{k: max(s.K, 1), width: max(s.Window/buckets, 1), min: int64(s.MinRequests), random: s.Random}
 	if t.random == nil {
 		t.random = rand.Float64
 	}
