@@ -15,23 +15,35 @@ type sharedState struct {
 }
 
 // sharedOf returns the runtime's value under k (a comparable value of the stage's own
-// type), made by mk on first use; an error of mk stores nothing.
+// type), made by mk on first use; an error of mk stores nothing. mk runs without the lock
+// (a rate limiter's factory may dial a server): of two made at once the first stored wins
+// and the other, if an io.Closer, is closed.
 func sharedOf[V any](r *Runtime, k any, mk func() (V, error)) (V, error) {
 	s := &r.shared
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v, ok := s.m[k]; ok {
+	v, ok := s.m[k]
+	s.mu.Unlock()
+	if ok {
 		return v.(V), nil
 	}
-	v, err := mk()
+	made, err := mk()
 	if err != nil {
-		return v, err
+		return made, err
+	}
+	s.mu.Lock()
+	if v, ok := s.m[k]; ok {
+		s.mu.Unlock()
+		if c, ok := any(made).(io.Closer); ok {
+			_ = c.Close()
+		}
+		return v.(V), nil
 	}
 	if s.m == nil {
 		s.m = map[any]any{}
 	}
-	s.m[k] = v
-	return v, nil
+	s.m[k] = made
+	s.mu.Unlock()
+	return made, nil
 }
 
 // forgetShared drops the value under k (a key's own, when the key is forgotten).
