@@ -98,8 +98,8 @@ func TestTransportHedgedBodiesRacedAtTheHedgesStart(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	rt.Metrics().Flush()
-	time.Sleep(time.Second) // the rolling bucket in progress closes
+	time.Sleep(time.Second) // past the end of the rolling bucket in progress...
+	rt.Metrics().Flush()    // ...which this rolls, whatever the roll timer did
 	m := rt.Metrics().Command("hedged")
 	hedges := m.CumulativeCount(metrics.Hedge)
 	t.Logf("%d calls, %d hedged: %d errors, %d closed bodies, %d mixed bodies", calls, hedges,
