@@ -3,14 +3,15 @@ package command
 import (
 	"github.com/rxhystrix/rxhystrix/adaptive"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/internal/adaptivelimit"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // adaptiveLimit is ADAPTIVE isolation: the key's adaptive concurrency limit (package
-// adaptive), in the semaphore's place. It takes a permit for the execution's criticality
-// without waiting and gives it back when the rest of the chain returns, with what the
-// attempt teaches the limit: its run's latency, a drop (TIMEOUT, FAILURE) or nothing (the
-// caller left, the run never started, the goroutine unwound).
+// internal/adaptivelimit), in the semaphore's place. It takes a permit for the
+// execution's criticality without waiting and gives it back when the rest of the chain
+// returns, with what the attempt teaches the limit: its run's latency, a drop (TIMEOUT,
+// FAILURE) or nothing (the caller left, the run never started, the goroutine unwound).
 type adaptiveLimit struct{}
 
 // adaptiveQueued is adaptiveLimit for a key with a queue (execution.isolation.adaptive.queueSize
@@ -60,7 +61,7 @@ func (adaptiveQueued) enter(x *execution, a *attempt) (verdict, bool) {
 
 // waitPermit waits for w's permit until the caller leaves (left) or, with a timeout, for
 // at most the execution timeout (adaptive.ErrQueueTimeout): err nil once it holds it.
-func (x *execution) waitPermit(l *adaptive.Limiter, w *adaptive.Waiter) (left bool, err error) {
+func (x *execution) waitPermit(l *adaptivelimit.Limiter, w *adaptivelimit.Waiter) (left bool, err error) {
 	if p := x.ks.props; config.ExecutionTimeoutEnabled.In(p).Get() {
 		t := x.ks.rt.clk.AfterFunc(config.ExecutionTimeout.In(p).Get(), func() { l.Expire(w) })
 		defer t.Stop()
@@ -69,7 +70,7 @@ func (x *execution) waitPermit(l *adaptive.Limiter, w *adaptive.Waiter) (left bo
 		return false, w.Result()
 	}
 	if l.Cancel(w) {
-		l.Release(0, 0, adaptive.Ignored)
+		l.Release(0, 0, adaptivelimit.Ignored)
 	}
 	return true, nil
 }
@@ -78,17 +79,17 @@ func (adaptiveLimit) exit(x *execution, a *attempt, v verdict) verdict {
 	l := a.limit
 	a.limit = nil
 	if !a.executed {
-		l.Release(0, 0, adaptive.Ignored)
+		l.Release(0, 0, adaptivelimit.Ignored)
 		return v
 	}
 	lat := a.runLatency()
 	switch v.kind {
 	case succeeded, badRequest:
-		l.Release(a.start+lat, lat, adaptive.Succeeded)
+		l.Release(a.start+lat, lat, adaptivelimit.Succeeded)
 	case failed, timedOut:
-		l.Release(a.start+lat, lat, adaptive.Dropped)
+		l.Release(a.start+lat, lat, adaptivelimit.Dropped)
 	default:
-		l.Release(a.start+lat, lat, adaptive.Ignored)
+		l.Release(a.start+lat, lat, adaptivelimit.Ignored)
 	}
 	return v
 }
@@ -99,14 +100,14 @@ type adaptiveGroup string
 
 // limiterBinding is the limiter a key uses at one version of its properties.
 type limiterBinding struct {
-	l       *adaptive.Limiter
+	l       *adaptivelimit.Limiter
 	version uint64
 	group   bool // l is the group's, not the key's own
 }
 
 // adaptiveLimiter returns the key's limiter, its own or its group's, configured from its
 // properties as they are (bound again when one of them changed).
-func (ks *keyState) adaptiveLimiter() *adaptive.Limiter {
+func (ks *keyState) adaptiveLimiter() *adaptivelimit.Limiter {
 	version := ks.props.Version()
 	if b := ks.limiter.Load(); b != nil && b.version == version {
 		return b.l
@@ -117,19 +118,19 @@ func (ks *keyState) adaptiveLimiter() *adaptive.Limiter {
 // bindLimiter resolves and configures the key's limiter. The keys of a group share the
 // group's limiter, configured by whichever key bound last: give them the same properties.
 // Executions that bind at once agree on one binding (the first stored).
-func (ks *keyState) bindLimiter(version uint64) *adaptive.Limiter {
+func (ks *keyState) bindLimiter(version uint64) *adaptivelimit.Limiter {
 	s := adaptiveSettings(ks.props)
 	group := config.AdaptiveGroup.In(ks.props).Get()
 	for {
 		old := ks.limiter.Load()
-		var l *adaptive.Limiter
+		var l *adaptivelimit.Limiter
 		switch {
 		case group != "":
-			l, _ = sharedOf(ks.rt, adaptiveGroup(group), func() (*adaptive.Limiter, error) { return adaptive.NewLimiter(s), nil })
+			l, _ = sharedOf(ks.rt, adaptiveGroup(group), func() (*adaptivelimit.Limiter, error) { return adaptivelimit.NewLimiter(s), nil })
 		case old != nil && !old.group:
 			l = old.l
 		default:
-			l = adaptive.NewLimiter(s)
+			l = adaptivelimit.NewLimiter(s)
 		}
 		if !ks.limiter.CompareAndSwap(old, &limiterBinding{l: l, version: version, group: group != ""}) {
 			if b := ks.limiter.Load(); b != nil && b.version == version {
@@ -148,8 +149,8 @@ func (ks *keyState) bindLimiter(version uint64) *adaptive.Limiter {
 }
 
 // adaptiveSettings are the limiter settings of a key's properties.
-func adaptiveSettings(p *config.CommandProperties) adaptive.Settings {
-	s := adaptive.Settings{
+func adaptiveSettings(p *config.CommandProperties) adaptivelimit.Settings {
+	s := adaptivelimit.Settings{
 		MinLimit:     config.AdaptiveMinLimit.In(p).Get(),
 		MaxLimit:     config.AdaptiveMaxLimit.In(p).Get(),
 		InitialLimit: config.AdaptiveInitialLimit.In(p).Get(),
@@ -158,7 +159,7 @@ func adaptiveSettings(p *config.CommandProperties) adaptive.Settings {
 		Reserved:     config.AdaptiveReserved.In(p).Get().Shares(),
 	}
 	if config.AdaptiveAlgorithmKey.In(p).Get() == config.Vegas {
-		s.Algorithm = adaptive.Vegas{}
+		s.Algorithm = adaptivelimit.Vegas{}
 	}
 	return s
 }

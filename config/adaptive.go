@@ -10,7 +10,7 @@ import (
 )
 
 // AdaptiveAlgorithm is the value of execution.isolation.adaptive.algorithm: how an
-// ADAPTIVE key's limit learns (see package adaptive).
+// ADAPTIVE key's limit learns (see docs/configuration.md, "ADAPTIVE isolation").
 type AdaptiveAlgorithm uint8
 
 const (
@@ -62,7 +62,8 @@ func (r Reserved) String() string {
 	return strings.Join(parts, ",")
 }
 
-// Shares returns the reserved shares as fractions of the limit, for adaptive.Settings.
+// Shares returns the reserved shares as fractions of the limit, for the limiter's
+// settings (internal/adaptivelimit.Settings.Reserved).
 func (r Reserved) Shares() [adaptive.NumCriticalities]float64 {
 	var s [adaptive.NumCriticalities]float64
 	for c, p := range r {

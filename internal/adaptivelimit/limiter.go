@@ -1,25 +1,12 @@
-package adaptive
+package adaptivelimit
 
 import (
-	"errors"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// Reasons a Limiter refuses a call.
-var (
-	// ErrLimit: the limit was reached (and there is no queue).
-	ErrLimit = errors.New("adaptive: concurrency limit reached")
-	// ErrQueueFull: the limit was reached and the queue was full, or a call of a higher
-	// criticality pushed this one out of the queue.
-	ErrQueueFull = errors.New("adaptive: concurrency limit reached and queue full")
-	// ErrCriticality: the calls in flight used the share of the limit open to this
-	// call's criticality (the rest is reserved for higher levels).
-	ErrCriticality = errors.New("adaptive: concurrency limit reserved for higher criticality")
-	// ErrQueueTimeout: the call waited in the queue as long as its caller allows (Expire).
-	ErrQueueTimeout = errors.New("adaptive: concurrency limit reached and no permit within the wait allowed")
+	"github.com/rxhystrix/rxhystrix/adaptive"
 )
 
 // Settings configure a Limiter. The zero value of a field takes the default in its doc.
@@ -38,7 +25,7 @@ type Settings struct {
 	QueueSize int
 	// Reserved is, for each criticality, the share of the limit (0..1) that lower levels
 	// may not use; the shares add up to at most 0.9. Reserved[Sheddable] is unused.
-	Reserved [NumCriticalities]float64
+	Reserved [adaptive.NumCriticalities]float64
 }
 
 // withDefaults returns s with its zero fields set to their defaults.
@@ -105,7 +92,7 @@ type Limiter struct {
 // settings are a Limiter's Settings with the admission shares worked out.
 type settings struct {
 	Settings
-	share [NumCriticalities]float64 // the part of the limit each level may use
+	share [adaptive.NumCriticalities]float64 // the part of the limit each level may use
 }
 
 // NewLimiter returns a limiter with settings s; invalid settings are clamped into range.
@@ -123,7 +110,7 @@ func (l *Limiter) Configure(s Settings) {
 	s.MaxLimit = max(s.MinLimit, min(s.MaxLimit, math.MaxInt32))
 	st := &settings{Settings: s}
 	above := 0.0
-	for c := NumCriticalities - 1; c >= 0; c-- {
+	for c := adaptive.NumCriticalities - 1; c >= 0; c-- {
 		st.share[c] = max(0, 1-above)
 		above += s.Reserved[c]
 	}
@@ -149,7 +136,7 @@ func (l *Limiter) Queued() int { return int(l.waiting.Load()) }
 
 // threshold returns how many calls in flight still admit a call of criticality c under
 // limit lim.
-func (st *settings) threshold(lim uint32, c Criticality) uint32 {
+func (st *settings) threshold(lim uint32, c adaptive.Criticality) uint32 {
 	if f := st.share[c]; f < 1 {
 		return uint32(f * float64(lim))
 	}
@@ -159,15 +146,15 @@ func (st *settings) threshold(lim uint32, c Criticality) uint32 {
 // TryAcquire takes a permit for a call of criticality c if the limit admits it, without
 // waiting. It returns nil when it took one (give it back with Release), or the reason it
 // did not (ErrLimit, ErrCriticality).
-func (l *Limiter) TryAcquire(c Criticality) error {
+func (l *Limiter) TryAcquire(c adaptive.Criticality) error {
 	_, err := l.tryAcquire(c)
 	return err
 }
 
 // tryAcquire is TryAcquire returning the state word its admission stored.
-func (l *Limiter) tryAcquire(c Criticality) (uint64, error) {
-	if int(c) >= NumCriticalities {
-		c = Critical
+func (l *Limiter) tryAcquire(c adaptive.Criticality) (uint64, error) {
+	if int(c) >= adaptive.NumCriticalities {
+		c = adaptive.Critical
 	}
 	st := l.s.Load()
 	for {
@@ -178,9 +165,9 @@ func (l *Limiter) tryAcquire(c Criticality) (uint64, error) {
 				l.refused.Store(true)
 			}
 			if in < lim {
-				return s, ErrCriticality
+				return s, adaptive.ErrCriticality
 			}
-			return s, ErrLimit
+			return s, adaptive.ErrLimit
 		}
 		if l.state.CompareAndSwap(s, s+1) {
 			return s + 1, nil
@@ -192,7 +179,7 @@ func (l *Limiter) tryAcquire(c Criticality) (uint64, error) {
 // the call: it returns a Waiter to wait on (and nil error), or the reason it refused
 // (ErrLimit, ErrCriticality, ErrQueueFull). A nil Waiter and a nil error mean a permit
 // was taken at once.
-func (l *Limiter) Acquire(c Criticality) (*Waiter, error) {
+func (l *Limiter) Acquire(c adaptive.Criticality) (*Waiter, error) {
 	err := l.TryAcquire(c)
 	if err == nil || l.s.Load().QueueSize == 0 {
 		return nil, err
@@ -202,7 +189,7 @@ func (l *Limiter) Acquire(c Criticality) (*Waiter, error) {
 
 // Waiter is a call waiting in a Limiter's queue.
 type Waiter struct {
-	c       Criticality
+	c       adaptive.Criticality
 	done    chan struct{} // closed once the waiter was granted a permit or pushed out
 	granted bool          // written before done is closed
 	err     error         // why it was pushed out
@@ -221,16 +208,16 @@ func (w *Waiter) Result() error {
 	return w.err
 }
 
-func (l *Limiter) enqueue(c Criticality) (*Waiter, error) {
+func (l *Limiter) enqueue(c adaptive.Criticality) (*Waiter, error) {
 	st := l.s.Load()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.queue) >= st.QueueSize {
 		i := l.lowestOldest()
 		if l.queue[i].c > c {
-			return nil, ErrQueueFull
+			return nil, adaptive.ErrQueueFull
 		}
-		l.remove(i).pushOut(ErrQueueFull)
+		l.remove(i).pushOut(adaptive.ErrQueueFull)
 	}
 	w := &Waiter{c: c, done: make(chan struct{})}
 	l.queue = append(l.queue, w)
@@ -261,7 +248,7 @@ func (l *Limiter) Expire(w *Waiter) {
 	defer l.mu.Unlock()
 	for i, q := range l.queue {
 		if q == w {
-			l.remove(i).pushOut(ErrQueueTimeout)
+			l.remove(i).pushOut(adaptive.ErrQueueTimeout)
 			return
 		}
 	}
@@ -319,7 +306,7 @@ func (l *Limiter) grant() {
 
 // admit takes a permit for criticality c if the limit admits it, and returns the state
 // word its admission stored.
-func (l *Limiter) admit(st *settings, c Criticality) (uint64, bool) {
+func (l *Limiter) admit(st *settings, c adaptive.Criticality) (uint64, bool) {
 	for {
 		s := l.state.Load()
 		if uint32(s) >= st.threshold(uint32(s>>32), c) {

@@ -1,4 +1,4 @@
-package adaptive
+package adaptivelimit
 
 import (
 	"math/rand/v2"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/adaptive"
 )
 
 const ms = time.Millisecond
@@ -30,7 +32,7 @@ func TestTheLimitDoesNotGrowWhenItIsNotUsed(t *testing.T) {
 		s := newSim(Settings{Algorithm: alg, InitialLimit: 20}, 0, constService(10*ms))
 		st := s.run(100, 60*time.Second, 1) // about 1 call in flight
 		assert.Equal(t, 20, s.l.Limit(), "%T", alg)
-		assert.Zero(t, st.refused[Critical])
+		assert.Zero(t, st.refused[adaptive.Critical])
 	}
 }
 
@@ -51,7 +53,7 @@ func TestDropsBackTheLimitOff(t *testing.T) {
 	l := NewLimiter(Settings{InitialLimit: 50, Window: 100 * ms, MinSamples: 1})
 	now := time.Duration(0)
 	for range 10 { // ten windows of one dropped call each
-		require.NoError(t, l.TryAcquire(Critical))
+		require.NoError(t, l.TryAcquire(adaptive.Critical))
 		now += 100 * ms
 		l.Release(now, 10*ms, Dropped)
 	}
@@ -62,7 +64,7 @@ func TestDropsBackTheLimitOff(t *testing.T) {
 func TestIgnoredCallsTeachNothing(t *testing.T) {
 	l := NewLimiter(Settings{InitialLimit: 50, Window: 100 * ms, MinSamples: 1})
 	for i := range 100 {
-		require.NoError(t, l.TryAcquire(Critical))
+		require.NoError(t, l.TryAcquire(adaptive.Critical))
 		l.Release(time.Duration(i)*100*ms, time.Second, Ignored)
 	}
 	assert.Equal(t, 50, l.Limit())
@@ -87,7 +89,7 @@ func TestTheLimitSettles(t *testing.T) {
 			for sec, lim := range st.limits[5:] {
 				assert.InDelta(t, settled, lim, max(1, 0.1*float64(settled)), "%T at %v/s, second %d: %v", alg, rate, sec+5, st.limits)
 			}
-			assert.GreaterOrEqual(t, float64(st.admitted[Critical])/20, 0.9*capacity, "%T at %v/s: goodput", alg, rate)
+			assert.GreaterOrEqual(t, float64(st.admitted[adaptive.Critical])/20, 0.9*capacity, "%T at %v/s: goodput", alg, rate)
 			assert.LessOrEqual(t, quantile(st.latencies, 0.99), 2*p99, "%T at %v/s: admitted p99 within twice the unloaded", alg, rate)
 			assert.Less(t, settled, 4*s.workers, "%T at %v/s: no more than a short queue in the dependency", alg, rate)
 		}
@@ -103,7 +105,7 @@ func TestAColdStartUnderOverloadSettles(t *testing.T) {
 		st := s.run(800, 20*time.Second, 1)
 		assert.Less(t, median(st.limits[5:]), 16, "%T: %v", alg, st.limits)
 		assert.LessOrEqual(t, quantile(st.latencies, 0.99), 2*quantile(unloaded.latencies, 0.99), "%T", alg)
-		assert.GreaterOrEqual(t, float64(st.admitted[Critical])/20, 0.9*400, "%T: goodput", alg)
+		assert.GreaterOrEqual(t, float64(st.admitted[adaptive.Critical])/20, 0.9*400, "%T: goodput", alg)
 	}
 }
 
@@ -125,49 +127,49 @@ func TestTheLowestCriticalityIsRefusedFirst(t *testing.T) {
 	const limit = 40
 	s := newSim(Settings{MinLimit: limit, MaxLimit: limit, InitialLimit: limit, Reserved: defaultReserved}, 0, expService(10*ms))
 	st := s.run(2*limit*100, time.Minute, 0.3)
-	highTotal := st.admitted[Critical] + st.refused[Critical]
-	refusals := st.refused[Critical] + st.refused[Sheddable]
-	assert.GreaterOrEqual(t, float64(st.admitted[Critical])/float64(highTotal), 0.99, "Critical calls admitted: %+v", st)
-	assert.GreaterOrEqual(t, float64(st.refused[Sheddable])/float64(refusals), 0.95, "refusals that are Sheddable: %+v", st)
-	assert.Positive(t, st.admitted[Sheddable], "Sheddable calls still get their share")
+	highTotal := st.admitted[adaptive.Critical] + st.refused[adaptive.Critical]
+	refusals := st.refused[adaptive.Critical] + st.refused[adaptive.Sheddable]
+	assert.GreaterOrEqual(t, float64(st.admitted[adaptive.Critical])/float64(highTotal), 0.99, "Critical calls admitted: %+v", st)
+	assert.GreaterOrEqual(t, float64(st.refused[adaptive.Sheddable])/float64(refusals), 0.95, "refusals that are Sheddable: %+v", st)
+	assert.Positive(t, st.admitted[adaptive.Sheddable], "Sheddable calls still get their share")
 }
 
 func TestAReservedShareRefusesLowerLevelsWithTheirReason(t *testing.T) {
-	l := NewLimiter(Settings{MinLimit: 10, MaxLimit: 10, Reserved: [NumCriticalities]float64{CriticalPlus: 0.2, Critical: 0.3}})
+	l := NewLimiter(Settings{MinLimit: 10, MaxLimit: 10, Reserved: [adaptive.NumCriticalities]float64{adaptive.CriticalPlus: 0.2, adaptive.Critical: 0.3}})
 	for range 5 {
-		require.NoError(t, l.TryAcquire(SheddablePlus))
+		require.NoError(t, l.TryAcquire(adaptive.SheddablePlus))
 	}
-	assert.ErrorIs(t, l.TryAcquire(Sheddable), ErrCriticality, "SHEDDABLE* may use half")
+	assert.ErrorIs(t, l.TryAcquire(adaptive.Sheddable), adaptive.ErrCriticality, "SHEDDABLE* may use half")
 	for range 3 {
-		require.NoError(t, l.TryAcquire(Critical))
+		require.NoError(t, l.TryAcquire(adaptive.Critical))
 	}
-	assert.ErrorIs(t, l.TryAcquire(Critical), ErrCriticality, "CRITICAL 80 %")
+	assert.ErrorIs(t, l.TryAcquire(adaptive.Critical), adaptive.ErrCriticality, "CRITICAL 80 %")
 	for range 2 {
-		require.NoError(t, l.TryAcquire(CriticalPlus))
+		require.NoError(t, l.TryAcquire(adaptive.CriticalPlus))
 	}
-	assert.ErrorIs(t, l.TryAcquire(CriticalPlus), ErrLimit)
+	assert.ErrorIs(t, l.TryAcquire(adaptive.CriticalPlus), adaptive.ErrLimit)
 	assert.Equal(t, 10, l.Inflight())
 }
 
 func TestTheQueueServesTheHighestNewestFirstAndPushesOutTheLowestOldest(t *testing.T) {
 	l := NewLimiter(Settings{MinLimit: 1, MaxLimit: 1, QueueSize: 3})
-	w, err := l.Acquire(Critical)
+	w, err := l.Acquire(adaptive.Critical)
 	require.NoError(t, err)
 	require.Nil(t, w, "a permit at once")
-	a, _ := l.Acquire(Sheddable)
-	b, _ := l.Acquire(Critical)
-	c, _ := l.Acquire(Sheddable)
+	a, _ := l.Acquire(adaptive.Sheddable)
+	b, _ := l.Acquire(adaptive.Critical)
+	c, _ := l.Acquire(adaptive.Sheddable)
 	require.Equal(t, 3, l.Queued())
-	d, err := l.Acquire(Sheddable)
+	d, err := l.Acquire(adaptive.Sheddable)
 	require.NoError(t, err)
 	require.NotNil(t, d)
 	<-a.Done()
-	assert.ErrorIs(t, a.Result(), ErrQueueFull, "the oldest of the lowest level was pushed out")
-	e, err := l.Acquire(Sheddable)
+	assert.ErrorIs(t, a.Result(), adaptive.ErrQueueFull, "the oldest of the lowest level was pushed out")
+	e, err := l.Acquire(adaptive.Sheddable)
 	require.NoError(t, err, "c pushed out")
 	require.NotNil(t, e)
 	<-c.Done()
-	assert.ErrorIs(t, c.Result(), ErrQueueFull)
+	assert.ErrorIs(t, c.Result(), adaptive.ErrQueueFull)
 
 	l.Release(0, ms, Succeeded)
 	<-b.Done()
@@ -179,7 +181,7 @@ func TestTheQueueServesTheHighestNewestFirstAndPushesOutTheLowestOldest(t *testi
 	assert.Equal(t, 1, l.Inflight())
 	assert.Zero(t, l.Queued())
 
-	w, err = l.Acquire(CriticalPlus)
+	w, err = l.Acquire(adaptive.CriticalPlus)
 	require.NoError(t, err)
 	require.NotNil(t, w)
 	l.Release(0, ms, Succeeded)
@@ -191,11 +193,11 @@ func TestTheQueueServesTheHighestNewestFirstAndPushesOutTheLowestOldest(t *testi
 
 func TestAFullQueueRefusesALowerCall(t *testing.T) {
 	l := NewLimiter(Settings{MinLimit: 1, MaxLimit: 1, QueueSize: 1})
-	require.NoError(t, l.TryAcquire(Critical))
-	w, err := l.Acquire(Critical)
+	require.NoError(t, l.TryAcquire(adaptive.Critical))
+	w, err := l.Acquire(adaptive.Critical)
 	require.NoError(t, err)
-	_, err = l.Acquire(Sheddable)
-	assert.ErrorIs(t, err, ErrQueueFull)
+	_, err = l.Acquire(adaptive.Sheddable)
+	assert.ErrorIs(t, err, adaptive.ErrQueueFull)
 	assert.False(t, l.Cancel(w))
 	l.Release(0, ms, Succeeded)
 }
@@ -226,7 +228,7 @@ func TestInflightNeverExceedsTheLimit(t *testing.T) {
 					return
 				default:
 				}
-				c := Criticality(r.IntN(NumCriticalities))
+				c := adaptive.Criticality(r.IntN(adaptive.NumCriticalities))
 				if r.IntN(2) == 0 {
 					s, err := l.tryAcquire(c)
 					if err != nil {
@@ -275,26 +277,7 @@ func TestInflightNeverExceedsTheLimit(t *testing.T) {
 	assert.Zero(t, l.Queued())
 }
 
-func TestCriticalityFromTheContext(t *testing.T) {
-	ctx := t.Context()
-	assert.Equal(t, Critical, FromContext(ctx))
-	assert.Equal(t, Sheddable, FromContext(WithCriticality(ctx, Sheddable)))
-	_, given := Lookup(ctx)
-	assert.False(t, given)
-	got, given := Lookup(WithCriticality(ctx, Critical))
-	assert.True(t, given, "given, even the default")
-	assert.Equal(t, Critical, got)
-	_, given = Lookup(WithCriticality(ctx, Criticality(NumCriticalities)))
-	assert.False(t, given, "not a level")
-	c, err := ParseCriticality(" critical-plus ")
-	require.NoError(t, err)
-	assert.Equal(t, CriticalPlus, c)
-	assert.Equal(t, "CRITICAL_PLUS", c.String())
-	_, err = ParseCriticality("urgent")
-	assert.ErrorContains(t, err, `unknown criticality "urgent"`)
-}
-
 // defaultReserved are the shares of config.AdaptiveReserved's default
 // (CRITICAL=30,SHEDDABLE_PLUS=20): Sheddable calls use at most half the limit,
 // SheddablePlus 70 %, Critical and CriticalPlus all of it.
-var defaultReserved = [NumCriticalities]float64{Critical: 0.3, SheddablePlus: 0.2}
+var defaultReserved = [adaptive.NumCriticalities]float64{adaptive.Critical: 0.3, adaptive.SheddablePlus: 0.2}

@@ -1,10 +1,12 @@
-package adaptive
+package adaptivelimit
 
 import (
 	"container/heap"
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/adaptive"
 )
 
 // sim is a discrete-event simulation of a limiter in front of a dependency with a real
@@ -26,12 +28,12 @@ type sim struct {
 
 type simCall struct {
 	start, end time.Duration
-	c          Criticality
+	c          adaptive.Criticality
 }
 
 // simStats are counts per criticality and the limit once per virtual second.
 type simStats struct {
-	admitted, refused [NumCriticalities]int
+	admitted, refused [adaptive.NumCriticalities]int
 	latencies         []time.Duration
 	limits            []int
 }
@@ -74,9 +76,9 @@ func (s *sim) run(perSec float64, d time.Duration, high float64) simStats {
 			continue
 		}
 		next = t + s.gap(perSec)
-		c := Sheddable
+		c := adaptive.Sheddable
 		if s.rng.Float64() < high {
-			c = Critical
+			c = adaptive.Critical
 		}
 		if s.l.TryAcquire(c) != nil {
 			s.stats.refused[c]++
