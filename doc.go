@@ -41,7 +41,7 @@
 //	dashboard    /hystrix.stream and a dashboard page, standard library only
 //	hystrixtest  your tests: a Runtime on a fake clock, scripted dependencies, a recorder
 //	metrics      the counts and latencies behind the breaker and the dashboard
-//	adaptive     criticality levels (command.WithCriticality) and the ADAPTIVE limits
+//	adaptive     criticality levels (WithCriticality) and ADAPTIVE refusals
 //	ratelimit    the rate limiter's Limiter interface, for a limiter of your own
 //	breaker, isolation, hooks, clock, observable, budget
 //	             the parts a Runtime assembles; hooks holds the execution hook and the

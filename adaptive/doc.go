@@ -11,9 +11,8 @@
 // # Criticality
 //
 // Each call carries a Criticality: CriticalPlus, Critical, SheddablePlus or Sheddable
-// (the levels of Google's SRE book), Critical when none is set. WithCriticality (or
-// command.WithCriticality) gives a context one, FromContext reads it and Lookup tells
-// whether one was given; ParseCriticality reads a level's name ("CRITICAL_PLUS", ...).
+// (the levels of Google's SRE book), Critical when none is set. WithCriticality gives a
+// context one, FromContext reads it and Lookup tells whether one was given; ParseCriticality reads a level's name ("CRITICAL_PLUS", ...).
 // hystrixhttp and hystrixgrpc read it from a request and pass it on to the next service
 // (the Hystrix-Criticality header, the hystrix-criticality metadata), so the services of
 // a call chain shed the same calls first.

@@ -102,8 +102,8 @@ func TestAdaptiveRejection(t *testing.T) {
 func TestTheLowestCriticalityIsRejectedFirst(t *testing.T) {
 	e := newEnv(t)
 	s := e.adaptiveSetter("C", "2") // SHEDDABLE may use half: 1
-	done := holdOne(WithCriticality(context.Background(), adaptive.Sheddable), s)
-	_, err := New(s, value("v")).Execute(WithCriticality(context.Background(), adaptive.Sheddable))
+	done := holdOne(adaptive.WithCriticality(context.Background(), adaptive.Sheddable), s)
+	_, err := New(s, value("v")).Execute(adaptive.WithCriticality(context.Background(), adaptive.Sheddable))
 	assert.ErrorIs(t, err, adaptive.ErrCriticality)
 	got, err := New(s, value("v")).Execute(context.Background())
 	require.NoError(t, err, "a CRITICAL one (the default) gets the rest")
@@ -187,7 +187,7 @@ func TestAdaptiveQueue(t *testing.T) {
 	for l.Queued() == 0 {
 		runtime.Gosched()
 	}
-	_, err := New(s, value("v")).Execute(WithCriticality(context.Background(), adaptive.Sheddable))
+	_, err := New(s, value("v")).Execute(adaptive.WithCriticality(context.Background(), adaptive.Sheddable))
 	assert.ErrorIs(t, err, ErrAdaptiveRejected)
 	assert.ErrorIs(t, err, adaptive.ErrQueueFull, "a lower call does not push a CRITICAL one out")
 	require.NoError(t, done())

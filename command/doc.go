@@ -75,7 +75,7 @@
 // Properties switch on, per key and at run time: retries and hedges within a budget
 // (retry.*, hedge.*, budget.*; WithoutRetry, WithoutHedge, RetryAfter), a rate limiter
 // (rateLimit.*; WithRateLimiters), fault injection (faultInjection.*), graded throttling
-// (throttle.*), ADAPTIVE isolation (execution.isolation.adaptive.*; WithCriticality) and
+// (throttle.*), ADAPTIVE isolation (execution.isolation.adaptive.*; adaptive.WithCriticality) and
 // stream limits (stream.*; StreamEstablished, Stream.WithResume). A key pays nothing for
 // a stage it does not use.
 //

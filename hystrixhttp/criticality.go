@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/rxhystrix/rxhystrix/adaptive"
-	"github.com/rxhystrix/rxhystrix/command"
 )
 
 // CriticalityHeader is the request header Middleware reads a request's criticality from:
@@ -16,7 +15,7 @@ import (
 const CriticalityHeader = "Hystrix-Criticality"
 
 // withCriticality returns req with CriticalityHeader set to the criticality its context
-// was given (command.WithCriticality, or Middleware's from the incoming request), so that
+// was given (adaptive.WithCriticality, or Middleware's from the incoming request), so that
 // the next service sheds by it too; req as it is when its context was given none or the
 // header is set already. req is the run's copy of the caller's request: its header is
 // cloned before the change, the caller's is left alone.
@@ -39,7 +38,7 @@ func requestContext(r *http.Request) context.Context {
 	ctx := r.Context()
 	if v := r.Header.Get(CriticalityHeader); v != "" {
 		if c, err := adaptive.ParseCriticality(v); err == nil {
-			ctx = command.WithCriticality(ctx, c)
+			ctx = adaptive.WithCriticality(ctx, c)
 		}
 	}
 	return ctx

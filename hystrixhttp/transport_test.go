@@ -402,7 +402,7 @@ func TestTransportDefaultKeyIsMethodAndHost(t *testing.T) {
 }
 
 // The Transport passes the criticality its request's context was given on to the next
-// service in Hystrix-Criticality: set with command.WithCriticality, or taken by
+// service in Hystrix-Criticality: set with adaptive.WithCriticality, or taken by
 // Middleware from the incoming request, so a chain of services sheds the same requests
 // first. A header the caller set stands, and the caller's request is left as it was.
 func TestTransportPassesTheCriticalityOn(t *testing.T) {
@@ -425,7 +425,7 @@ func TestTransportPassesTheCriticalityOn(t *testing.T) {
 		assert.Equal(t, header, req.Header.Get(CriticalityHeader), "the caller's request is unchanged")
 		return <-seen
 	}
-	sheddable := command.WithCriticality(context.Background(), adaptive.Sheddable)
+	sheddable := adaptive.WithCriticality(context.Background(), adaptive.Sheddable)
 	assert.Equal(t, "SHEDDABLE", call(sheddable, ""))
 	assert.Equal(t, "", call(context.Background(), ""), "nothing when the context was given none")
 	assert.Equal(t, "CRITICAL_PLUS", call(sheddable, "CRITICAL_PLUS"), "the caller's header stands")

@@ -362,7 +362,7 @@ func TestClientPassesTheCriticalityOn(t *testing.T) {
 	})
 	c := &Client{Setter: e.Setter("next")}
 	client := start(t, svc, []grpc.ServerOption{streams}, grpc.WithUnaryInterceptor(c.Unary), grpc.WithStreamInterceptor(c.Stream))
-	sheddable := command.WithCriticality(context.Background(), adaptive.Sheddable)
+	sheddable := adaptive.WithCriticality(context.Background(), adaptive.Sheddable)
 
 	_, err := client.UnaryCall(sheddable, &testpb.SimpleRequest{})
 	require.NoError(t, err)

@@ -6,7 +6,6 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/rxhystrix/rxhystrix/adaptive"
-	"github.com/rxhystrix/rxhystrix/command"
 )
 
 // CriticalityMetadata is the metadata key the server interceptors read a call's
@@ -17,7 +16,7 @@ import (
 const CriticalityMetadata = "hystrix-criticality"
 
 // outgoing returns ctx with CriticalityMetadata in its outgoing metadata set to the
-// criticality ctx was given (command.WithCriticality, or a server interceptor's from the
+// criticality ctx was given (adaptive.WithCriticality, or a server interceptor's from the
 // incoming call), so that the next service sheds by it too; ctx as it is when it was given
 // none or the metadata has the key already.
 func outgoing(ctx context.Context) context.Context {
@@ -35,7 +34,7 @@ func outgoing(ctx context.Context) context.Context {
 func callContext(ctx context.Context) context.Context {
 	if v := metadata.ValueFromIncomingContext(ctx, CriticalityMetadata); len(v) > 0 {
 		if c, err := adaptive.ParseCriticality(v[0]); err == nil {
-			return command.WithCriticality(ctx, c)
+			return adaptive.WithCriticality(ctx, c)
 		}
 	}
 	return ctx
