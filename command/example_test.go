@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -16,7 +17,7 @@ func ExampleCommand_Execute() {
 	rt := command.NewRuntime() // command.Default() in production code
 	defer rt.Close()
 	setter := command.Setter{Runtime: rt, CommandKey: "GetUser", GroupKey: "Users",
-		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "500"}}
+		Properties: config.Set(config.ExecutionTimeout.Of(500 * time.Millisecond))}
 
 	user, err := command.New(setter, func(ctx context.Context) (string, error) {
 		return "", errors.New("connection refused")
@@ -57,7 +58,7 @@ func ExampleDefine() {
 	fmt.Println(err != nil) // the misspelt property is reported where the key is defined
 
 	price, err := command.Define[int](command.Setter{Runtime: rt, CommandKey: "Price",
-		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300"}})
+		Properties: config.Set(config.ExecutionTimeout.Of(300 * time.Millisecond))})
 	if err != nil {
 		panic(err)
 	}

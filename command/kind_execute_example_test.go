@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
@@ -13,7 +14,7 @@ func ExampleKind_Execute() {
 	rt := command.NewRuntime() // command.Default() in production code
 	defer rt.Close()
 	kind, err := command.Define[string](command.Setter{Runtime: rt, CommandKey: "GetUser",
-		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "500"}})
+		Properties: config.Set(config.ExecutionTimeout.Of(500 * time.Millisecond))})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
@@ -18,10 +19,10 @@ import (
 // stock is the client example of docs/http-and-grpc.md.
 func stock(rt *command.Runtime, inventoryURL string) {
 	client := &http.Client{Transport: &hystrixhttp.Transport{
-		Setter: command.Setter{Runtime: rt, GroupKey: "Inventory", Properties: config.Overrides{
-			"execution.isolation.thread.timeoutInMilliseconds":    "300",
-			"execution.isolation.semaphore.maxConcurrentRequests": "50",
-		}},
+		Setter: command.Setter{Runtime: rt, GroupKey: "Inventory", Properties: config.Set(
+			config.ExecutionTimeout.Of(300*time.Millisecond),
+			config.ExecutionMaxConcurrentRequests.Of(50),
+		)},
 		// Optional: answer failures (here the 503) with something else.
 		Fallback: func(req *http.Request, err error) (*http.Response, error) {
 			var se *hystrixhttp.StatusError
@@ -63,7 +64,7 @@ func ExampleTransport_shortCircuited() {
 
 	client := &http.Client{Transport: &hystrixhttp.Transport{
 		Setter: command.Setter{Runtime: rt, CommandKey: "Backend",
-			Properties: config.Overrides{"circuitBreaker.forceOpen": "true"}},
+			Properties: config.Set(config.CircuitBreakerForceOpen.Of(true))},
 	}}
 	_, err := client.Get(backend.URL)
 	fmt.Println(errors.Is(err, command.ErrShortCircuited))
@@ -72,14 +73,14 @@ func ExampleTransport_shortCircuited() {
 
 // routes is the server example of docs/http-and-grpc.md.
 func routes(rt *command.Runtime) *http.ServeMux {
-	api := &hystrixhttp.Middleware{Setter: command.Setter{Runtime: rt, Properties: config.Overrides{
-		"execution.isolation.semaphore.maxConcurrentRequests": "200",
-		"execution.isolation.thread.timeoutInMilliseconds":    "2000",
-	}}}
+	api := &hystrixhttp.Middleware{Setter: command.Setter{Runtime: rt, Properties: config.Set(
+		config.ExecutionMaxConcurrentRequests.Of(200),
+		config.ExecutionTimeout.Of(2*time.Second),
+	)}}
 	// A kill switch: a route whose breaker is held open (dynamically:
 	// hystrix.command.<KEY>.circuitBreaker.forceOpen in a config source).
 	reports := &hystrixhttp.Middleware{Setter: command.Setter{Runtime: rt,
-		Properties: config.Overrides{"circuitBreaker.forceOpen": "true"}}}
+		Properties: config.Set(config.CircuitBreakerForceOpen.Of(true))}}
 
 	mux := http.NewServeMux()
 	mux.Handle("GET /users/{id}", api.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -138,11 +139,11 @@ func ExampleStreamTransport() {
 	base := &http.Transport{}
 	defer base.CloseIdleConnections()
 	client := &http.Client{Transport: &hystrixhttp.StreamTransport{Base: base, Setter: command.Setter{
-		Runtime: rt, CommandKey: "ticks", Properties: config.Overrides{
-			"execution.timeout.enabled":        "false", // the stream limits bound it instead
-			"stream.idleTimeoutInMilliseconds": "200",
-			"stream.maxLifetimeInMilliseconds": "60000",
-		}}}}
+		Runtime: rt, CommandKey: "ticks", Properties: config.Set(
+			config.ExecutionTimeoutEnabled.Of(false), // the stream limits bound it instead
+			config.StreamIdleTimeout.Of(200*time.Millisecond),
+			config.StreamMaxLifetime.Of(time.Minute),
+		)}}}
 
 	resp, err := client.Get(srv.URL)
 	if err != nil {

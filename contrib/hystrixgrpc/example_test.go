@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -36,7 +37,7 @@ func serveHealth(srv *grpc.Server) string {
 // check is the client example of docs/http-and-grpc.md.
 func check(rt *command.Runtime, addr string) {
 	c := &hystrixgrpc.Client{Setter: command.Setter{Runtime: rt, GroupKey: "Inventory",
-		Properties: config.Overrides{"execution.isolation.thread.timeoutInMilliseconds": "300"}}}
+		Properties: config.Set(config.ExecutionTimeout.Of(300 * time.Millisecond))}}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithUnaryInterceptor(c.Unary), grpc.WithStreamInterceptor(c.Stream))
 	if err != nil {
@@ -74,7 +75,7 @@ func ExampleClient_shortCircuited() {
 	defer rt.Close()
 
 	c := &hystrixgrpc.Client{Setter: command.Setter{Runtime: rt, CommandKey: "Health",
-		Properties: config.Overrides{"circuitBreaker.forceOpen": "true"}}}
+		Properties: config.Set(config.CircuitBreakerForceOpen.Of(true))}}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithUnaryInterceptor(c.Unary))
 	if err != nil {
@@ -89,9 +90,9 @@ func ExampleClient_shortCircuited() {
 
 // newServer is the server example of docs/http-and-grpc.md.
 func newServer(rt *command.Runtime) *grpc.Server {
-	s := &hystrixgrpc.Server{Setter: command.Setter{Runtime: rt, Properties: config.Overrides{
-		"execution.isolation.semaphore.maxConcurrentRequests": "100",
-	}}}
+	s := &hystrixgrpc.Server{Setter: command.Setter{Runtime: rt, Properties: config.Set(
+		config.ExecutionMaxConcurrentRequests.Of(100),
+	)}}
 	return grpc.NewServer(grpc.UnaryInterceptor(s.Unary), grpc.StreamInterceptor(s.Stream))
 }
 
