@@ -2,9 +2,11 @@ package hystrixhttp
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,4 +161,136 @@ func TestTransportWaitsTheRetryAfterTheServerAskedFor(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.EqualValues(t, 2, be.hits.Load())
+}
+
+// inOrder is a base transport that wraps every response body in a trackedBody and, as
+// each request is sent, records which bodies of the requests before it were closed by
+// then.
+type inOrder struct {
+	base   *http.Transport
+	mu     sync.Mutex
+	bodies []*trackedBody
+	closed [][]bool // per request sent: the closed state of every earlier body
+}
+
+func newInOrder(t *testing.T) *inOrder {
+	o := &inOrder{base: http.DefaultTransport.(*http.Transport).Clone()}
+	t.Cleanup(o.base.CloseIdleConnections)
+	return o
+}
+
+func (o *inOrder) RoundTrip(req *http.Request) (*http.Response, error) {
+	o.mu.Lock()
+	before := make([]bool, len(o.bodies))
+	for i, b := range o.bodies {
+		before[i] = b.closed.Load()
+	}
+	o.closed = append(o.closed, before)
+	o.mu.Unlock()
+	resp, err := o.base.RoundTrip(req)
+	if err == nil {
+		b := &trackedBody{ReadCloser: resp.Body}
+		resp.Body = b
+		o.mu.Lock()
+		o.bodies = append(o.bodies, b)
+		o.mu.Unlock()
+	}
+	return resp, err
+}
+
+// sent returns, per request sent, which earlier bodies were closed when it was sent.
+func (o *inOrder) sent() [][]bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.closed)
+}
+
+// body returns the body of the n-th response (from 1).
+func (o *inOrder) body(n int) *trackedBody {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.bodies[n-1]
+}
+
+// A key that retries 3 times with a backoff: each retried 503's response is closed before
+// the next attempt's request is sent, not when the command ends. The caller gets the
+// last attempt's response whole, a 200 or, when all three failed, the last 503 (with
+// its body, open until the caller closes it).
+func TestTransportClosesARetriedResponseBeforeTheRetryIsSent(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		statuses []int
+		want     int
+	}{
+		{"503 twice then 200", []int{503, 503}, http.StatusOK},
+		{"503 three times", []int{503, 503, 503}, http.StatusServiceUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := cmdtest.New(t)
+			be := newStaged(t, nil, tc.statuses)
+			base := newInOrder(t)
+			c := client(t, &Transport{Base: base, Setter: e.Setter("backoff", retrying(
+				"retry.backoffInMilliseconds", "100", "execution.timeout.enabled", "false")...)})
+			stop := e.Clock.Run(time.Millisecond, 50*time.Microsecond) // through the backoffs
+			req, _ := http.NewRequest(http.MethodGet, be.URL, nil)
+			resp, err := c.Do(req)
+			stop()
+			require.NoError(t, err)
+			assert.False(t, base.body(3).closed.Load(), "the caller's body is open")
+			body, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.Equal(t, tc.want, resp.StatusCode)
+			assert.Equal(t, "answer 3", string(body), "the last attempt's response, whole")
+			assert.Equal(t, [][]bool{{}, {true}, {true, true}}, base.sent(),
+				"each earlier body closed before the next request was sent")
+			assert.True(t, base.body(3).closed.Load(), "closed by the caller")
+			assert.EqualValues(t, 3, be.hits.Load())
+			assert.EqualValues(t, 2, e.Count("backoff", metrics.Retry))
+			assert.EqualValues(t, len(tc.statuses), e.Count("backoff", metrics.Failure))
+		})
+	}
+}
+
+// When every attempt fails, the Fallback gets the last attempt's *StatusError, whose
+// response is still open: it may hand it back, and the caller reads it whole. The earlier
+// attempts' responses were closed as their retries began.
+func TestTransportFallbackMayHandBackTheLastRetriedResponse(t *testing.T) {
+	e := cmdtest.New(t)
+	be := newStaged(t, nil, []int{503, 502, 500})
+	base := newInOrder(t)
+	c := client(t, &Transport{Base: base, Setter: e.Setter("fb-retry", retrying()...),
+		Fallback: func(req *http.Request, err error) (*http.Response, error) {
+			var se *StatusError
+			if errors.As(err, &se) {
+				return se.Response, nil
+			}
+			return nil, err
+		}})
+	req, _ := http.NewRequest(http.MethodGet, be.URL, nil)
+	resp, body := do(t, c, req)
+	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+	assert.Equal(t, "answer 3", body)
+	assert.Equal(t, [][]bool{{}, {true}, {true, true}}, base.sent())
+	assert.EqualValues(t, 1, e.Count("fb-retry", metrics.FallbackSuccess))
+}
+
+// On a key that may hedge as well as retry, a retry cannot tell itself from a hedge that
+// began as the attempt before it answered: every response is kept until the command's
+// outcome is decided, then the ones the caller does not get are closed.
+func TestTransportKeepsRetriedResponsesUntilTheOutcomeOnAKeyThatHedges(t *testing.T) {
+	e := cmdtest.New(t)
+	be := newStaged(t, nil, []int{503, 503})
+	base := newInOrder(t)
+	c := client(t, &Transport{Base: base, Setter: e.Setter("retry-hedge", retrying(hedging()...)...)})
+	req, _ := http.NewRequest(http.MethodGet, be.URL, nil)
+	resp, body := do(t, c, req)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "answer 3", body)
+	assert.Equal(t, [][]bool{{}, {false}, {false, false}}, base.sent(), "nothing closed before the outcome")
+	for n := 1; n <= 3; n++ {
+		assert.True(t, base.body(n).closed.Load(), "body %d closed", n)
+	}
+	assert.EqualValues(t, 2, e.Count("retry-hedge", metrics.Retry))
+	assert.Zero(t, e.Count("retry-hedge", metrics.Hedge), "the clock never reached the hedge delay")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/internal/intercept"
 )
 
@@ -46,16 +47,25 @@ import (
 // decides; Idempotent can say otherwise) whose body, if any, GetBody can give again
 // (http.NewRequest sets it for in-memory bodies). Any other request runs WithoutRetry:
 // one attempt, whatever the key's settings. A 429 or 503 with a Retry-After header asks
-// the retry to wait that long before the next attempt. The response of an attempt that
-// is retried is closed here, once the command's outcome is decided.
+// the retry to wait that long before the next attempt. The response of a retried attempt
+// is closed here, unread, as the next attempt begins, before its request is sent, so
+// that no connection is held through the attempts after it (it is held through the
+// backoff: the retry decides inside the command, and the Transport learns of it only when
+// the next attempt runs). Unread: reading the rest of a body may wait on the network, so
+// net/http closes its connection rather than reuse it (an empty body gave its connection
+// back with the headers). The last attempt's response is never closed early: a failure no
+// fallback replaced reaches the caller whole, and it is the response in the *StatusError
+// a Fallback gets (which may return it). A Fallback cannot return an earlier attempt's
+// response (one kept through a Classifier or a hook): it is closed by then. On a key that
+// may hedge (below), every response is kept until the outcome is decided, as a hedge's.
 //
 // Hedging (hedge.maxHedges above 0) sends the same requests again while the first has
 // not answered: only what a retry may re-send; any other request runs one attempt at a
 // time. Each attempt keeps its own response: the caller gets the winner's, whole, however
 // close the attempts ran, and the hedge cancels every other attempt through its run
 // context (its request is abandoned on the wire). A loser's response is closed here,
-// unread, once: the caller never waits for a loser's body, nor does an attempt's
-// goroutine (a streaming body would hold it).
+// unread, once, when the command's outcome is decided: the caller never waits for a
+// loser's body, nor does an attempt's goroutine (a streaming body would hold it).
 //
 // A Transport is safe for concurrent use; its fields must not change once it is in use.
 type Transport struct {
@@ -101,8 +111,12 @@ var errNoResponse = errors.New("hystrixhttp: fallback returned no response and n
 
 // RoundTrip sends req as a command of its key (see Transport).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	x := &exchange{t: t, req: req}
-	cmd := t.kinds.New(intercept.Setter(t.completed.Of(t.Setter), t.Key, DefaultKey, req), x.run)
+	s := intercept.Setter(t.completed.Of(t.Setter), t.Key, DefaultKey, req)
+	x := &exchange{t: t, req: req, key: s.CommandKey}
+	if x.key == "" {
+		x.key = s.GroupKey // as intercept.Kinds and the command package name it
+	}
+	cmd := t.kinds.New(s, x.run)
 	if t.Fallback != nil {
 		cmd.WithFallback(x.fallback)
 	}
@@ -141,22 +155,40 @@ func (c cancelChanContext) Err() error {
 }
 
 // exchange is one RoundTrip: what its run and its caller share. It owns the response of
-// every attempt until the command's outcome is decided (settle): only then is it known
-// which one the caller gets, since an attempt that answered is not yet the winner (a
-// hedge may start as it answers, and the hedge stage decides between them afterwards).
+// every attempt until that response can no longer be the caller's, or until the
+// command's outcome is decided (settle).
+//
+// When an earlier response can still be the outcome: the retry stage begins an attempt
+// only after the attempt before it returned and its failure was decided (a retried
+// verdict is never the command's: the outcome is the last attempt's), so as a retry
+// begins nothing before it can win, and begin closes it. A hedge runs beside the
+// attempts before it and the hedge stage decides between them afterwards: a first
+// attempt that answered as the hedge started may still win (or, its failure, be the
+// outcome when the hedge ends cancelled), and so may a *StatusError a Classifier calls a
+// success. So once hedging can run for the key (hedge.maxHedges above 0 when an attempt
+// after the first begins), or attempts overlap (a hedge, or a run a THREAD timeout
+// left behind, whose late answer is not the outcome but is kept like the others), every
+// response is kept until settle, as before. The property is read as the later attempt
+// begins, after the command picked its chain: a key whose hedging is switched off
+// during a call is the one case left where a response closed at begin could still have
+// won, and only if a hedge began after an earlier attempt's run had returned.
+//
 // Under THREAD isolation the caller may have its outcome (the timeout) while the run is
 // still queued or waiting for the answer; whoever comes second cleans up.
 type exchange struct {
 	t        *Transport
 	req      *http.Request
-	fellBack bool // the Fallback ran (on the caller's goroutine)
+	key      string // the command key, whose hedge.maxHedges a retry reads
+	fellBack bool   // the Fallback ran (on the caller's goroutine)
 
 	mu       sync.Mutex
 	settled  bool             // the caller has its outcome
 	sent     bool             // the request went to the base transport, which closes its body
+	hedged   bool             // attempts may run side by side: responses are kept until settle
 	attempts int              // runs begun (a retry or a hedge runs again)
+	running  int              // runs begun whose round trip has not returned
 	resp     *http.Response   // the first response an attempt got (no slice for a call of one attempt)
-	more     []*http.Response // the responses of the other attempts
+	more     []*http.Response // the responses of the other attempts (hedged only)
 }
 
 // run is the command's run: one round trip on the run's context, classified.
@@ -165,6 +197,25 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	if !ok {
 		return nil, errAbandoned
 	}
+	resp, err := x.send(ctx, n)
+	kept := x.deliver(resp)
+	if err != nil {
+		return nil, err
+	}
+	if !kept {
+		return nil, errAbandoned
+	}
+	switch classify(x.t.Classify, resp.StatusCode) {
+	case command.ClassSuccess:
+		return resp, nil
+	case command.ClassBadRequest:
+		return nil, command.BadRequest(&StatusError{Response: resp})
+	}
+	return nil, pushback(&StatusError{Response: resp})
+}
+
+// send sends attempt n of the request on ctx: a response, or an error and no response.
+func (x *exchange) send(ctx context.Context, n int) (*http.Response, error) {
 	req := withCriticality(x.req.WithContext(ctx))
 	if n > 1 { // a retry: a fresh body (resendable checked that GetBody can give one)
 		if err := x.rewind(req); err != nil {
@@ -175,16 +226,7 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !x.deliver(resp) {
-		return nil, errAbandoned
-	}
-	switch classify(x.t.Classify, resp.StatusCode) {
-	case command.ClassSuccess:
-		return resp, nil
-	case command.ClassBadRequest:
-		return nil, command.BadRequest(&StatusError{Response: resp})
-	}
-	return nil, pushback(&StatusError{Response: resp})
+	return resp, nil
 }
 
 // DefaultIdempotent reports whether a request may be sent again, as net/http's Transport
@@ -253,25 +295,60 @@ func (t *Transport) base() http.RoundTripper {
 	return t.Base
 }
 
-// begin reports whether the request may still be sent, and which attempt this is. It
-// closes nothing: whether an attempt is a retry or a hedge, the responses before it may
-// still be the caller's (a hedge's first attempt may have answered as it started).
+// begin reports whether the request may still be sent, and which attempt this is. An
+// attempt after the first is a retry unless the key may hedge or a run before it has not
+// returned (then x.hedged, for good): a retry closes the response of the attempt before
+// it, which can no longer be the caller's (see exchange). Without hedging at most one
+// response is kept at a time, x.resp: each retry takes it before the next is delivered.
 func (x *exchange) begin() (attempt int, ok bool) {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.settled {
+		x.mu.Unlock()
 		return 0, false
 	}
 	x.sent = true
 	x.attempts++
-	return x.attempts, true
+	var retried *http.Response
+	if x.attempts > 1 && !x.hedged {
+		if x.running > 0 || x.t.hedges(x.key) {
+			x.hedged = true
+		} else {
+			retried, x.resp = x.resp, nil
+		}
+	}
+	x.running++
+	n := x.attempts
+	x.mu.Unlock()
+	if retried != nil {
+		retried.Body.Close() // unread: see Transport
+	}
+	return n, true
 }
 
-// deliver keeps resp, one attempt's response, until the outcome is decided; false (and
-// the body closed) when the caller has its outcome already.
+// hedges reports whether the commands of key may be hedged: its hedge.maxHedges is above
+// 0 as its properties stand now, or they cannot be read (nothing is closed early on a
+// guess). The properties are the ones the key's commands run with: the store holds one
+// set per key, made by its first definition.
+func (t *Transport) hedges(key string) bool {
+	s := t.completed.Of(t.Setter)
+	rt := s.Runtime
+	if rt == nil {
+		rt = command.Default()
+	}
+	props, err := rt.Config().Command(key, s.Properties)
+	return err != nil || config.HedgeMaxHedges.In(props).Get() > 0
+}
+
+// deliver records that an attempt's round trip returned, and keeps resp, its response
+// (nil after an error), until it can no longer be the caller's; false (and the body
+// closed) when the caller has its outcome already.
 func (x *exchange) deliver(resp *http.Response) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.running--
+	if resp == nil {
+		return true
+	}
 	if x.settled {
 		resp.Body.Close()
 		return false
@@ -326,7 +403,8 @@ func (x *exchange) produced(resp *http.Response) bool {
 
 // settle turns the command's outcome into RoundTrip's: a failure response no fallback
 // replaced goes to the caller as it came; the request body of a request never sent and
-// the body of every response the caller does not get (a retried or a losing attempt's)
+// the body of every response kept that the caller does not get (a losing attempt's, a
+// retried one's on a key that may hedge, the last one's when the fallback replaced it)
 // are closed.
 func (x *exchange) settle(resp *http.Response, err error) (*http.Response, error) {
 	var se *StatusError
