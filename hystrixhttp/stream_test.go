@@ -172,7 +172,10 @@ func TestStreamTransportIdleLimitOutcome(t *testing.T) {
 }
 
 // 100 stalled chunked bodies on the real clock are each detected at the idle limit, never
-// before it; the lateness is logged (a busy machine adds to it).
+// before it; the lateness is logged (a busy machine adds to it). The idle clock starts
+// as a Read starts waiting, so each body's lateness is measured from the start of the
+// Read that failed (a reader measuring from its last item would see the detection early
+// whenever the machine delays it between that item and its next Read).
 func TestStreamTransportStalledBodiesEndAtTheIdleLimit(t *testing.T) {
 	const n, idle = 100, 50 * time.Millisecond
 	srv := chunkServer(t, chunked{total: 10, stall: 3, cut: -1})
@@ -189,15 +192,11 @@ func TestStreamTransportStalledBodiesEndAtTheIdleLimit(t *testing.T) {
 			}
 			defer resp.Body.Close()
 			buf := make([]byte, 64)
-			var got time.Time
 			for {
-				k, err := resp.Body.Read(buf)
-				if k > 0 {
-					got = time.Now()
-				}
-				if err != nil {
+				began := time.Now()
+				if _, err := resp.Body.Read(buf); err != nil {
 					assert.ErrorIs(t, err, command.ErrStreamIdleTimeout)
-					late[i] = time.Since(got) - idle
+					late[i] = time.Since(began) - idle
 					return
 				}
 			}
