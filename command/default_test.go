@@ -14,8 +14,8 @@ import (
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/bulkhead"
 	"github.com/rxhystrix/rxhystrix/internal/hooktest"
-	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -45,7 +45,7 @@ func TestDefaultRuntimeIsTheDefaultRegistries(t *testing.T) {
 	assert.Same(t, config.Default(), rt.Config())
 	assert.Same(t, metrics.Default(), rt.Metrics())
 	assert.Same(t, breaker.Default(), rt.Breakers())
-	assert.Same(t, isolation.Default(), rt.Pools())
+	assert.Same(t, bulkhead.Default(), command.PoolsOf(rt))
 	assert.Same(t, hooks.Default(), rt.Hooks())
 	rt.Close() // closing Default does nothing: it keeps working below
 

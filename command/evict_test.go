@@ -37,10 +37,10 @@ func TestEvictedThreadPoolsAreClosedAndComeBackFresh(t *testing.T) {
 	for i := range keys {
 		execute(i)
 	}
-	require.Len(t, rt.Pools().Pools(), keys)
+	require.Len(t, command.PoolsOf(rt).Pools(), keys)
 	// A worker per pool, read from the pools: a goroutine count against base would be one
 	// short whenever base counted a goroutine an earlier test left exiting.
-	for _, p := range rt.Pools().Pools() {
+	for _, p := range command.PoolsOf(rt).Pools() {
 		require.Equal(t, 1, p.Gauges().PoolSize, "a worker per pool")
 	}
 
@@ -48,12 +48,12 @@ func TestEvictedThreadPoolsAreClosedAndComeBackFresh(t *testing.T) {
 		clk.Advance(10 * time.Second)
 	}
 	rt.Metrics().Flush()
-	assert.Empty(t, rt.Pools().Pools(), "evicted pools are forgotten")
+	assert.Empty(t, command.PoolsOf(rt).Pools(), "evicted pools are forgotten")
 	assert.Empty(t, rt.Metrics().ThreadPools())
 	assert.LessOrEqual(t, goroutinesAfter(5*time.Second, base), base, "the workers of evicted pools exit")
 
 	execute(7) // the key and its pool come back
-	pools := rt.Pools().Pools()
+	pools := command.PoolsOf(rt).Pools()
 	require.Len(t, pools, 1)
 	assert.False(t, pools[0].Closed())
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
-	"github.com/rxhystrix/rxhystrix/isolation"
+	"github.com/rxhystrix/rxhystrix/internal/bulkhead"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -31,7 +31,7 @@ type keyState struct {
 	sameProps   atomic.Uintptr // the mapID of the properties that last compared equal
 	metrics     *metrics.CommandMetrics
 	breaker     breaker.CircuitBreaker
-	fallbackSem *isolation.Semaphore
+	fallbackSem *bulkhead.Semaphore
 	classify    Classifier
 	deadlines   deadlines
 	chain       atomic.Pointer[keyChain]       // the chain of the key's properties (currentChain)
@@ -44,7 +44,7 @@ type keyState struct {
 
 // poolBinding is the goroutine pool a key runs on and the pool's metrics.
 type poolBinding struct {
-	p *isolation.Pool
+	p *bulkhead.Pool
 	m *metrics.ThreadPoolMetrics
 }
 
@@ -83,7 +83,7 @@ func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 	ks.props = props
 	ks.metrics = r.metrics.CommandFor(s.CommandKey, props)
 	ks.breaker = r.breakers.Get(s.CommandKey, props)
-	ks.fallbackSem = isolation.NewSemaphore(config.FallbackMaxConcurrentRequests.In(props))
+	ks.fallbackSem = bulkhead.NewSemaphore(config.FallbackMaxConcurrentRequests.In(props))
 	return ks
 }
 
@@ -161,7 +161,7 @@ func (ks *keyState) misconfigured() {
 // threadPool returns the pool of the key's thread-pool key and its metrics, made on
 // first use and again after the pool was evicted for idleness; the metrics read the
 // pool's gauges.
-func (ks *keyState) threadPool() (*isolation.Pool, *metrics.ThreadPoolMetrics, error) {
+func (ks *keyState) threadPool() (*bulkhead.Pool, *metrics.ThreadPoolMetrics, error) {
 	if b := ks.pool.Load(); b != nil && !b.p.Closed() {
 		return b.p, b.m, nil
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
-	"github.com/rxhystrix/rxhystrix/isolation"
+	"github.com/rxhystrix/rxhystrix/internal/bulkhead"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -26,7 +26,7 @@ type Runtime struct {
 	config   *config.Store
 	metrics  *metrics.Registry
 	breakers *breaker.Registry
-	pools    *isolation.PoolRegistry
+	pools    *bulkhead.PoolRegistry
 	hooks    *hooks.Registry
 	logger   *slog.Logger
 	mopts    []metrics.Option
@@ -105,7 +105,7 @@ func NewRuntime(opts ...Option) *Runtime {
 	}
 	r.metrics = metrics.NewRegistry(r.config, r.clk, append([]metrics.Option{metrics.WithLogger(r.logger)}, r.mopts...)...)
 	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk, breaker.WithLogger(r.logger))
-	r.pools = isolation.NewPoolRegistry(r.config, r.clk, isolation.WithLogger(r.logger))
+	r.pools = bulkhead.NewPoolRegistry(r.config, r.clk, bulkhead.WithLogger(r.logger))
 	forget := r.metrics.OnCommandEvicted(r.forget)
 	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)
 	r.closers = []func(){forget, forgetPool, r.breakers.Close, r.pools.Close, r.metrics.Close, r.shared.close}
@@ -123,7 +123,7 @@ var defaultRuntime = sync.OnceValue(func() *Runtime {
 		config:   config.Default(),
 		metrics:  metrics.Default(),
 		breakers: breaker.Default(),
-		pools:    isolation.Default(),
+		pools:    bulkhead.Default(),
 		hooks:    hooks.Default(),
 		logger:   slog.Default(),
 		layout:   layout[:],
@@ -159,9 +159,6 @@ func (r *Runtime) Metrics() *metrics.Registry { return r.metrics }
 
 // Breakers returns the runtime's circuit-breaker registry.
 func (r *Runtime) Breakers() *breaker.Registry { return r.breakers }
-
-// Pools returns the runtime's thread-pool registry.
-func (r *Runtime) Pools() *isolation.PoolRegistry { return r.pools }
 
 // Hooks returns the runtime's hook registry.
 func (r *Runtime) Hooks() *hooks.Registry { return r.hooks }

@@ -45,7 +45,7 @@ func TestSetterDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "v", got)
 	assert.True(t, cmd.IsExecutedInThread())
-	pools := e.rt.Pools().Pools()
+	pools := e.rt.pools.Pools()
 	require.Len(t, pools, 1)
 	assert.Equal(t, "Special", pools[0].Key())
 	group, pool := e.rt.CommandKeys("GetUser")

@@ -86,11 +86,11 @@ func (x *execution) newThread(a *attempt) *thread {
 	return t
 }
 
-// Run is the pool task (isolation.Task): the attempt's work.
+// Run is the pool task (bulkhead.Task): the attempt's work.
 func (t *thread) Run() { t.a.work(t.next) }
 
 // Finish hands the run's verdict to the caller, if the run's side won the race, once the
-// worker is idle again (isolation.Finisher): the worker's last touch of the attempt.
+// worker is idle again (bulkhead.Finisher): the worker's last touch of the attempt.
 func (t *thread) Finish() {
 	if t.back {
 		t.won <- struct{}{}

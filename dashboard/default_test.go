@@ -11,7 +11,6 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
-	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -24,7 +23,6 @@ func TestDefaultRegistries(t *testing.T) {
 	assert.Same(t, config.Default(), r.Properties)
 	assert.Same(t, metrics.Default(), r.Metrics)
 	assert.Same(t, breaker.Default(), r.Breakers)
-	assert.Same(t, isolation.Default(), r.Pools)
 
 	key := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())
 	for name, value := range map[string]string{

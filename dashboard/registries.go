@@ -7,7 +7,6 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
-	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -18,29 +17,29 @@ import (
 // stream); the only thing a read may create is the breaker of a command that has none
 // yet (breaker.Registry.Get, with the command's own cached properties).
 //
+// A thread pool's gauges (active, queued, pool size...) are those its metrics carry
+// (metrics.ThreadPoolMetrics.Gauges: the command package registers each pool's).
+//
 // Nil fields leave their part out: no Metrics, no /hystrix.stream or utilization
 // objects; no Properties, zero property values and an empty config stream; no Breakers,
-// isCircuitBreakerOpen false; no Pools, thread-pool gauges from
-// metrics.ThreadPoolMetrics.Gauges. DefaultRegistries fills all four with the
-// process-wide registries.
+// isCircuitBreakerOpen false. DefaultRegistries fills all three with the process-wide
+// registries.
 type Registries struct {
 	Properties *config.Store
 	Metrics    *metrics.Registry
 	Breakers   *breaker.Registry
-	Pools      *isolation.PoolRegistry
 	// CommandKeys returns the group and thread-pool keys of a command key (the command
 	// package knows them). Empty results, or a nil CommandKeys, fall back to the command
 	// key as group and to threadPoolKeyOverride, else the group, as thread pool.
 	CommandKeys func(command string) (group, threadPool string)
 }
 
-// DefaultRegistries returns Registries over config.Default, metrics.Default,
-// breaker.Default and isolation.Default: those of command.Default(). Set CommandKeys to
+// DefaultRegistries returns Registries over config.Default, metrics.Default and
+// breaker.Default: those of command.Default(). Set CommandKeys to
 // command.Default().CommandKeys as well, or the frames report each command key as its
 // group and thread pool.
 func DefaultRegistries() Registries {
-	return Registries{Properties: config.Default(), Metrics: metrics.Default(),
-		Breakers: breaker.Default(), Pools: isolation.Default()}
+	return Registries{Properties: config.Default(), Metrics: metrics.Default(), Breakers: breaker.Default()}
 }
 
 // snapshot returns one HystrixCommand per command key of Metrics, one HystrixThreadPool
@@ -57,9 +56,8 @@ func (r Registries) snapshot() wire.Snapshot {
 		s.Commands = append(s.Commands, r.command(m, cmdProps[m.Key()]))
 	}
 	poolProps := props(r.Properties, (*config.Store).ThreadPools)
-	pools := r.pools()
 	for _, m := range r.Metrics.ThreadPools() {
-		s.ThreadPools = append(s.ThreadPools, threadPool(m, poolProps[m.Key()], gauges(m, pools)))
+		s.ThreadPools = append(s.ThreadPools, threadPool(m, poolProps[m.Key()], m.Gauges()))
 	}
 	colProps := props(r.Properties, (*config.Store).Collapsers)
 	for _, m := range r.Metrics.Collapsers() {
@@ -78,9 +76,8 @@ func (r Registries) utilization() wire.Utilization {
 	for _, m := range r.Metrics.Commands() {
 		u.Commands[m.Key()] = wire.CommandUtilization{ActiveCount: m.CurrentConcurrency()}
 	}
-	pools := r.pools()
 	for _, m := range r.Metrics.ThreadPools() {
-		g := gauges(m, pools)
+		g := m.Gauges()
 		u.ThreadPools[m.Key()] = wire.ThreadPoolUtilization{ActiveCount: g.ActiveCount, QueueSize: g.QueueSize,
 			CorePoolSize: g.CorePoolSize, PoolSize: g.PoolSize,
 			Utilization: utilizationPercent(g.ActiveCount, g.MaximumPoolSize)}
@@ -295,15 +292,6 @@ func percentiles(at func(p float64) time.Duration) wire.Percentiles {
 	return out
 }
 
-// gauges reads a pool's gauges from the isolation pool of the same key, else from the
-// gauge function registered with its metrics.
-func gauges(m *metrics.ThreadPoolMetrics, pools map[string]*isolation.Pool) metrics.ThreadPoolGauges {
-	if p := pools[m.Key()]; p != nil {
-		return p.Gauges()
-	}
-	return m.Gauges()
-}
-
 // keys returns a command's group and thread-pool keys (see Registries.CommandKeys).
 func (r Registries) keys(command string, p *config.CommandProperties) (group, pool string) {
 	if r.CommandKeys != nil {
@@ -319,14 +307,6 @@ func (r Registries) keys(command string, p *config.CommandProperties) (group, po
 		pool = group
 	}
 	return group, pool
-}
-
-// pools indexes the isolation pools by key (nil without Pools).
-func (r Registries) pools() map[string]*isolation.Pool {
-	if r.Pools == nil {
-		return nil
-	}
-	return index(r.Pools.Pools())
 }
 
 // props indexes the properties list returns from the Properties store (nil without one).

@@ -15,15 +15,16 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/dashboard/internal/sse"
 	"github.com/rxhystrix/rxhystrix/dashboard/internal/wire"
-	"github.com/rxhystrix/rxhystrix/isolation"
+	"github.com/rxhystrix/rxhystrix/internal/bulkhead"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // traffic is a set of fresh registries on a fake clock, with known traffic published.
 type traffic struct {
-	clk *clock.Fake
-	m   *metrics.Registry
-	reg Registries
+	clk   *clock.Fake
+	m     *metrics.Registry
+	pools *bulkhead.PoolRegistry // the goroutine pools behind the thread-pool gauges
+	reg   Registries
 }
 
 const resolution = 100 * time.Millisecond // metrics' default stream bucket
@@ -47,9 +48,9 @@ func newRegistries(t *testing.T) *traffic {
 	t.Cleanup(m.Close)
 	br := breaker.NewRegistry(store, m, clk)
 	t.Cleanup(br.Close)
-	pools := isolation.NewPoolRegistry(store, clk)
+	pools := bulkhead.NewPoolRegistry(store, clk)
 	t.Cleanup(pools.Close)
-	return &traffic{clk: clk, m: m, reg: Registries{Properties: store, Metrics: m, Breakers: br, Pools: pools,
+	return &traffic{clk: clk, m: m, pools: pools, reg: Registries{Properties: store, Metrics: m, Breakers: br,
 		CommandKeys: func(command string) (string, string) {
 			if command == "GetUser" {
 				return "Users", "Users"
@@ -121,20 +122,21 @@ func publishTraffic(t *testing.T, tr *traffic) {
 	col.MarkResponseFromCache()
 	col.MarkResponseFromCache()
 
-	busyPool(t, tr.reg.Pools, poolOverrides)
+	busyPool(t, tr.pools, pool, poolOverrides)
 	tr.advance(10 * time.Second)
 }
 
-// task is a func as an isolation.Task.
+// task is a func as a bulkhead.Task.
 type task func()
 
 func (f task) Run() { f() }
 
-// busyPool runs one task to completion on pool Users and leaves two running until the
-// test ends.
-func busyPool(t *testing.T, pools *isolation.PoolRegistry, overrides config.ThreadPoolOverrides) {
+// busyPool runs one task to completion on pool Users, whose gauges m reads (as the
+// command package registers them), and leaves two running until the test ends.
+func busyPool(t *testing.T, pools *bulkhead.PoolRegistry, m *metrics.ThreadPoolMetrics, overrides config.ThreadPoolOverrides) {
 	p, err := pools.Get("Users", overrides)
 	require.NoError(t, err)
+	m.SetGauges(p.Gauges)
 	require.NoError(t, p.SubmitTask(task(func() {})))
 	require.Eventually(t, func() bool { return p.Gauges().CompletedTaskCount == 1 }, patience, time.Millisecond)
 	release := make(chan struct{})
@@ -304,9 +306,9 @@ func TestRegistriesWithoutRegistries(t *testing.T) {
 	assert.Equal(t, wire.Config{}, r.config())
 }
 
-func TestRegistriesGaugesFromMetricsWithoutPools(t *testing.T) {
+func TestRegistriesGaugesFromMetricsWithoutBreakers(t *testing.T) {
 	tr := newRegistries(t)
-	tr.reg.Pools, tr.reg.Breakers = nil, nil
+	tr.reg.Breakers = nil
 	pool := tr.m.ThreadPool("Users")
 	pool.SetGauges(func() metrics.ThreadPoolGauges { return metrics.ThreadPoolGauges{ActiveCount: 3, MaximumPoolSize: 4} })
 	cp, err := tr.reg.Properties.Command("GetUser", config.Overrides{"circuitBreaker.forceOpen": "true"})

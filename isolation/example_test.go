@@ -1,53 +1,37 @@
 package isolation_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
-	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/isolation"
 )
 
-// job is a func as an isolation.Task.
-type job func()
-
-func (j job) Run() { j() }
-
-func ExamplePool_SubmitTask() {
+// A fallback tells a full pool from other failures by its cause.
+func ExampleRejectedError() {
 	store := config.NewStore()
 	defer store.Close()
-	pools := isolation.NewPoolRegistry(store, clock.System())
-	defer pools.Close()
-
-	pool, err := pools.Get("payments", config.ThreadPoolOverrides{"coreSize": "1"})
-	if err != nil {
-		panic(err)
+	rt := command.NewRuntime(command.WithConfig(store))
+	defer rt.Close()
+	oneWorker := command.Setter{Runtime: rt, CommandKey: "Charge", ThreadPoolKey: "payments",
+		ThreadPoolProperties: config.ThreadPoolOverrides{"coreSize": "1"}}
+	charge := func(context.Context) (string, error) { return "charged", nil }
+	later := func(_ context.Context, err error) (string, error) {
+		var r *isolation.RejectedError
+		if errors.As(err, &r) { // errors.Is(err, isolation.ErrRejected) holds too
+			return "queued for later: pool " + r.Pool + " is full", nil
+		}
+		return "", err
 	}
-	started, release := make(chan struct{}), make(chan struct{})
-	if err := pool.SubmitTask(job(func() { close(started); <-release })); err != nil {
-		panic(err)
-	}
-	<-started
 
-	err = pool.SubmitTask(job(func() {})) // the only worker is busy and there is no queue
-	fmt.Println(errors.Is(err, isolation.ErrRejected))
-	fmt.Println(err)
-	g := pool.Gauges()
-	fmt.Println(g.ActiveCount, g.PoolSize, g.TaskCount)
-	close(release)
-	// Output:
-	// true
-	// isolation: thread pool "payments" rejected the task: no free worker and the pool is at its maximum size (no queue)
-	// 1 1 1
-}
-
-func ExampleSemaphore() {
-	sem := isolation.NewSemaphore(config.Fixed("maxConcurrentRequests", 1))
-	fmt.Println(sem.TryAcquire(), sem.TryAcquire(), sem.InUse())
-	sem.Release()
-	fmt.Println(sem.InUse())
-	// Output:
-	// true false 1
-	// 0
+	_, _ = command.New(oneWorker, func(ctx context.Context) (string, error) {
+		// The pool's one worker runs this: a second charge now is refused.
+		got, err := command.New(oneWorker, charge).WithFallback(later).Execute(ctx)
+		fmt.Println(got, err)
+		return "charged", nil
+	}).Execute(context.Background())
+	// Output: queued for later: pool payments is full <nil>
 }

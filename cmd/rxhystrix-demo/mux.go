@@ -14,7 +14,7 @@ const dashboardPath = "/hystrix/"
 // configuration streams of rt.
 func newMux(rt *command.Runtime) *http.ServeMux {
 	src := dashboard.Registries{
-		Properties: rt.Config(), Metrics: rt.Metrics(), Breakers: rt.Breakers(), Pools: rt.Pools(),
+		Properties: rt.Config(), Metrics: rt.Metrics(), Breakers: rt.Breakers(),
 		CommandKeys: rt.CommandKeys,
 	}
 	mux := http.NewServeMux()

@@ -75,8 +75,8 @@ func (s *soak) held() held {
 	for _, b := range s.batchers {
 		h.batches += b.running.Load()
 	}
-	for _, p := range s.rt.Pools().Pools() {
-		g := p.Gauges()
+	for _, m := range s.rt.Metrics().ThreadPools() { // each carries its pool's gauges
+		g := m.Gauges()
 		h.active += g.ActiveCount
 		h.queued += g.QueueSize
 	}

@@ -68,7 +68,7 @@ func serveInstance(etcdURL, id, executions string) error {
 		return err
 	}
 	src := dashboard.Registries{Properties: rt.Config(), Metrics: rt.Metrics(), Breakers: rt.Breakers(),
-		Pools: rt.Pools(), CommandKeys: rt.CommandKeys}
+		CommandKeys: rt.CommandKeys}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	srv := &http.Server{Handler: dashboard.NewStreamHandler(src, dashboard.WithInterval(100*time.Millisecond)),

@@ -1,4 +1,4 @@
-package isolation
+package bulkhead
 
 // funcTask is a func as a Task.
 type funcTask func()

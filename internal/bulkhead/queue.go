@@ -1,4 +1,4 @@
-package isolation
+package bulkhead
 
 // taskQueue is a FIFO ring of tasks that grows on demand up to its limit. It is not safe
 // for concurrent use: the pool guards it with its mutex.

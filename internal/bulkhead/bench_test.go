@@ -1,17 +1,17 @@
-package isolation_test
+package bulkhead_test
 
 import (
 	"testing"
 
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
-	"github.com/rxhystrix/rxhystrix/isolation"
+	"github.com/rxhystrix/rxhystrix/internal/bulkhead"
 )
 
-func benchPool(b *testing.B, inCode config.ThreadPoolOverrides) *isolation.Pool {
+func benchPool(b *testing.B, inCode config.ThreadPoolOverrides) *bulkhead.Pool {
 	store := config.NewStore()
 	b.Cleanup(store.Close)
-	r := isolation.NewPoolRegistry(store, clock.System())
+	r := bulkhead.NewPoolRegistry(store, clock.System())
 	b.Cleanup(r.Close)
 	p, err := r.Get("bench", inCode)
 	if err != nil {
@@ -21,7 +21,7 @@ func benchPool(b *testing.B, inCode config.ThreadPoolOverrides) *isolation.Pool 
 }
 
 func BenchmarkSemaphoreTryAcquireRelease(b *testing.B) {
-	s := isolation.NewSemaphore(config.Fixed("limit", 10))
+	s := bulkhead.NewSemaphore(config.Fixed("limit", 10))
 	b.ReportAllocs()
 	for b.Loop() {
 		if !s.TryAcquire() {
@@ -32,7 +32,7 @@ func BenchmarkSemaphoreTryAcquireRelease(b *testing.B) {
 }
 
 func BenchmarkSemaphoreTryAcquireReleaseParallel(b *testing.B) {
-	s := isolation.NewSemaphore(config.Fixed("limit", 1<<20))
+	s := bulkhead.NewSemaphore(config.Fixed("limit", 1<<20))
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -97,7 +97,7 @@ func BenchmarkPoolSubmitRejected(b *testing.B) {
 func BenchmarkPoolRegistryGet(b *testing.B) {
 	store := config.NewStore()
 	b.Cleanup(store.Close)
-	r := isolation.NewPoolRegistry(store, clock.System())
+	r := bulkhead.NewPoolRegistry(store, clock.System())
 	b.Cleanup(r.Close)
 	if _, err := r.Get("bench", nil); err != nil {
 		b.Fatal(err)

@@ -1,4 +1,4 @@
-package isolation
+package bulkhead
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,7 +43,7 @@ func TestPoolNeverRunsMoreThanItsSizeUnderLoad(t *testing.T) {
 				wg.Go(func() {
 					for range perSubmitter {
 						if err := tp.Submit(task); err != nil {
-							require.ErrorIs(t, err, ErrRejected)
+							require.ErrorIs(t, err, isolation.ErrRejected)
 							rejected.Add(1)
 						} else {
 							accepted.Add(1)

@@ -1,4 +1,4 @@
-package isolation
+package bulkhead
 
 import (
 	"time"

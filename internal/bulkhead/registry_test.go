@@ -1,4 +1,4 @@
-package isolation_test
+package bulkhead_test
 
 import (
 	"errors"
@@ -10,28 +10,29 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/internal/bulkhead"
 	"github.com/rxhystrix/rxhystrix/isolation"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // newRegistry returns a registry over a fresh store with a memory source, closed at the
 // end of the test.
-func newRegistry(t *testing.T) (*isolation.PoolRegistry, *config.MemorySource) {
+func newRegistry(t *testing.T) (*bulkhead.PoolRegistry, *config.MemorySource) {
 	src := config.NewMemorySource()
 	store := config.NewStore(src)
 	t.Cleanup(store.Close)
-	r := isolation.NewPoolRegistry(store, clock.NewFake(time.Unix(0, 0)))
+	r := bulkhead.NewPoolRegistry(store, clock.NewFake(time.Unix(0, 0)))
 	t.Cleanup(r.Close)
 	return r, src
 }
 
 // block submits a task that runs until the returned func is called (at the latest at the
 // end of the test) and waits for it to start.
-func block(t *testing.T, p *isolation.Pool) (free func()) {
+func block(t *testing.T, p *bulkhead.Pool) (free func()) {
 	t.Helper()
 	started, release := make(chan struct{}), make(chan struct{})
 	require.NoError(t, p.Submit(func() { close(started); <-release }))
-	isolation.Await(t, started, "the blocking task started")
+	bulkhead.Await(t, started, "the blocking task started")
 	done := false
 	free = func() {
 		if !done {
@@ -55,7 +56,7 @@ func TestPoolRegistryGetOrCreatePerKey(t *testing.T) {
 	assert.Same(t, a, again, "one pool per key; the first creation wins")
 	assert.NotSame(t, a, b)
 	assert.Equal(t, "A", a.Key())
-	assert.Equal(t, []*isolation.Pool{a, b}, r.Pools(), "sorted by key")
+	assert.Equal(t, []*bulkhead.Pool{a, b}, r.Pools(), "sorted by key")
 	g := a.Gauges()
 	assert.Equal(t, 10, g.CorePoolSize, "Hystrix default coreSize")
 	assert.Equal(t, 10, g.MaximumPoolSize)
@@ -108,21 +109,21 @@ func TestPoolRegistryCloseClosesEveryPool(t *testing.T) {
 	freeA := block(t, a)
 	ran := make(chan struct{})
 	require.NoError(t, b.Submit(func() { close(ran) }))
-	isolation.Await(t, ran, "the task ran")
+	bulkhead.Await(t, ran, "the task ran")
 
 	closed := make(chan struct{})
 	go func() {
 		r.Close()
 		close(closed)
 	}()
-	require.Eventually(t, func() bool { return errors.Is(b.Submit(func() {}), isolation.ErrClosed) }, time.Second, 100*time.Microsecond)
-	require.ErrorIs(t, a.Submit(func() {}), isolation.ErrClosed, "all pools stop accepting at once")
+	require.Eventually(t, func() bool { return errors.Is(b.Submit(func() {}), bulkhead.ErrClosed) }, time.Second, 100*time.Microsecond)
+	require.ErrorIs(t, a.Submit(func() {}), bulkhead.ErrClosed, "all pools stop accepting at once")
 	freeA()
-	isolation.Await(t, closed, "Close returned")
+	bulkhead.Await(t, closed, "Close returned")
 	assert.Zero(t, a.Gauges().PoolSize)
 	assert.Zero(t, b.Gauges().PoolSize)
 	_, err = r.Get("A", nil)
-	require.ErrorIs(t, err, isolation.ErrClosed)
+	require.ErrorIs(t, err, bulkhead.ErrClosed)
 	assert.Len(t, r.Pools(), 2)
 	r.Close() // idempotent
 }
@@ -133,7 +134,7 @@ func TestEvictClosesAndForgetsThePool(t *testing.T) {
 	require.NoError(t, err)
 	ran := make(chan struct{})
 	require.NoError(t, old.Submit(func() { close(ran) }))
-	isolation.Await(t, ran, "the task ran")
+	bulkhead.Await(t, ran, "the task ran")
 	require.Eventually(t, func() bool { return old.Gauges().ActiveCount == 0 }, time.Second, 100*time.Microsecond,
 		"the worker went idle once its task returned") // else the next task starts a second one
 	require.Equal(t, 1, old.Gauges().PoolSize)
@@ -146,7 +147,7 @@ func TestEvictClosesAndForgetsThePool(t *testing.T) {
 	free()
 	old.Close()
 	assert.Zero(t, old.Gauges().PoolSize)
-	assert.ErrorIs(t, old.Submit(func() {}), isolation.ErrClosed)
+	assert.ErrorIs(t, old.Submit(func() {}), bulkhead.ErrClosed)
 	assert.Empty(t, r.Pools())
 
 	fresh, err := r.Get("A", nil)
@@ -155,11 +156,11 @@ func TestEvictClosesAndForgetsThePool(t *testing.T) {
 	assert.False(t, fresh.Closed())
 	done := make(chan struct{})
 	require.NoError(t, fresh.Submit(func() { close(done) }), "a fresh, working pool")
-	isolation.Await(t, done, "the task ran")
+	bulkhead.Await(t, done, "the task ran")
 }
 
 func TestDefaultRegistryIsProcessWide(t *testing.T) {
-	assert.Same(t, isolation.Default(), isolation.Default())
+	assert.Same(t, bulkhead.Default(), bulkhead.Default())
 }
 
 func TestSemaphoreFollowsItsConfigProperty(t *testing.T) {
@@ -168,7 +169,7 @@ func TestSemaphoreFollowsItsConfigProperty(t *testing.T) {
 	t.Cleanup(store.Close)
 	cp, err := store.Command("cmd", config.Overrides{"execution.isolation.semaphore.maxConcurrentRequests": "1"})
 	require.NoError(t, err)
-	s := isolation.NewSemaphore(config.ExecutionMaxConcurrentRequests.In(cp))
+	s := bulkhead.NewSemaphore(config.ExecutionMaxConcurrentRequests.In(cp))
 
 	require.True(t, s.TryAcquire())
 	require.False(t, s.TryAcquire())
@@ -177,5 +178,5 @@ func TestSemaphoreFollowsItsConfigProperty(t *testing.T) {
 	assert.Equal(t, 2, s.InUse())
 	s.Release()
 	s.Release()
-	assert.Panics(t, func() { isolation.NewSemaphore(nil) })
+	assert.Panics(t, func() { bulkhead.NewSemaphore(nil) })
 }

@@ -1,4 +1,4 @@
-package isolation
+package bulkhead
 
 import (
 	"log/slog"
@@ -94,8 +94,8 @@ type Finisher interface {
 }
 
 // SubmitTask runs task.Run on a worker of the pool, or returns an error matching
-// ErrRejected (a *RejectedError naming the pool and the reason; also ErrClosed after Close)
-// without running it. It never blocks. SubmitTask panics if task is nil.
+// isolation.ErrRejected (an *isolation.RejectedError naming the pool and the reason; also
+// ErrClosed after Close) without running it. It never blocks. SubmitTask panics if task is nil.
 func (p *Pool) SubmitTask(task Task) error {
 	if task == nil {
 		panic("isolation: SubmitTask of a nil task")
