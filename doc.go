@@ -43,10 +43,9 @@
 //	metrics      the counts and latencies behind the breaker and the dashboard
 //	adaptive     criticality levels (WithCriticality) and ADAPTIVE refusals
 //	ratelimit    the rate limiter's Limiter interface, for a limiter of your own
-//	breaker, hooks, clock, observable, budget
+//	breaker, hooks, clock, observable
 //	             the parts a Runtime assembles; hooks holds the execution hook and the
-//	             event notifier for your own plugins; budget caps retries (retry.*,
-//	             budget.* properties)
+//	             event notifier for your own plugins
 //	isolation    the cause of a REJECTED_THREAD_EXECUTION (ErrRejected, RejectedError)
 //
 // Integrations with dependencies of their own are modules of their own, so that users of

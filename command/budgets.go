@@ -1,8 +1,8 @@
 package command
 
 import (
-	"github.com/rxhystrix/rxhystrix/budget"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/internal/budget"
 )
 
 // budgetKey names one budget of a runtime: the group that shares it (budget.group, or the

@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rxhystrix/rxhystrix/budget"
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/internal/budget"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 

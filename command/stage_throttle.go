@@ -2,8 +2,8 @@ package command
 
 import (
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/internal/throttle"
 	"github.com/rxhystrix/rxhystrix/metrics"
-	"github.com/rxhystrix/rxhystrix/throttle"
 )
 
 // throttleGate is graded throttling (throttle.* properties; package throttle, Google SRE's

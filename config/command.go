@@ -206,7 +206,7 @@ var (
 	HedgeDelayPercentile = key(commandScope, "hedge.delayPercentile", 0, intCodec, within(0, 99))
 
 	// ThrottleEnabled is throttle.enabled = false: graded throttling (Google SRE's
-	// client-side adaptive throttling, package throttle) refuses a share of the calls
+	// client-side adaptive throttling) refuses a share of the calls
 	// locally as the dependency accepts fewer of them.
 	ThrottleEnabled = key(commandScope, "throttle.enabled", false, boolCodec, nil)
 	// ThrottleK is throttle.k = 2 (>= 1): the multiplier K; the dependency receives about K

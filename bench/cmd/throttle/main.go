@@ -7,7 +7,7 @@
 //     after -warm, over -measure, as multiples of X: Google SRE's throttling lets through
 //     about K times what the backend accepts and keeps it accepting X.
 //   - recovery: then the backend accepts everything again; how long until the last local
-//     refusal, beside what package throttle's doc states for the throttle clients
+//     refusal, beside what docs/rate-limit-and-faults.md states for the throttle clients
 //     ((W/K) ln((1-a)/((K-1)a)), a the share of the offered calls the backend accepted).
 //   - failing: the backend fails 30 % of the calls at random, X offered: how many calls
 //     each client refused locally over -measure.
