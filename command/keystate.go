@@ -3,6 +3,7 @@ package command
 import (
 	"errors"
 	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -20,9 +21,10 @@ type keyState struct {
 	rt          *Runtime
 	info        hooks.Info
 	props       *config.CommandProperties
-	err         error   // invalid settings: every execution fails with a BAD_REQUEST_EXCEPTION
-	invalid     *Setter // the Setter that gave err, for a later one to repair the key
-	poolKey     string  // the Setter's ThreadPoolKey (info's may be threadPoolKeyOverride)
+	inCode      config.Overrides // props.InCode(), for later Setters to compare with
+	err         error            // invalid settings: every execution fails with a BAD_REQUEST_EXCEPTION
+	invalid     *Setter          // the Setter that gave err, for a later one to repair the key
+	poolKey     string           // the Setter's ThreadPoolKey (info's may be threadPoolKeyOverride)
 	poolProps   config.ThreadPoolOverrides
 	stream      bool
 	reported    atomic.Bool    // err was logged
@@ -81,6 +83,7 @@ func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 		ks.info.ThreadPoolKey = o
 	}
 	ks.props = props
+	ks.inCode = props.InCode()
 	ks.metrics = r.metrics.CommandFor(s.CommandKey, props)
 	ks.breaker = r.breakers.Get(s.CommandKey, props)
 	ks.fallbackSem = bulkhead.NewSemaphore(config.FallbackMaxConcurrentRequests.In(props))
@@ -103,7 +106,7 @@ var errStreamThread = errors.New("command: streams run under SEMAPHORE isolation
 
 // streamDefaults are the values a stream key implies when its Setter does not set them:
 // Hystrix's HystrixObservableCommand defaults to SEMAPHORE isolation.
-var streamDefaults = []config.Entry[config.CommandProperties]{config.ExecutionIsolationStrategy.Of(config.Semaphore)}
+var streamDefaults = config.Set(config.ExecutionIsolationStrategy.Of(config.Semaphore))
 
 // streamOverrides returns a stream key's code-set properties: SEMAPHORE isolation unless
 // set, and an error if set to THREAD.
@@ -115,10 +118,10 @@ func streamOverrides(o config.Overrides) (config.Overrides, error) {
 		if o == nil {
 			o = config.Overrides{}
 		}
-		maps.Copy(o, config.Set(streamDefaults...))
+		maps.Copy(o, streamDefaults)
 		return o, nil
 	}
-	if iso, err := config.ParseIsolationStrategy(raw); err == nil && iso == config.Thread {
+	if strings.EqualFold(strings.TrimSpace(raw), config.Thread.String()) { // as the property parses it
 		return nil, errStreamThread
 	}
 	return o, nil
