@@ -43,7 +43,8 @@
 //	metrics      the counts and latencies behind the breaker and the dashboard
 //	adaptive     criticality levels (WithCriticality) and ADAPTIVE refusals
 //	ratelimit    the rate limiter's Limiter interface, for a limiter of your own
-//	breaker, hooks, clock, observable
+//	observable   the Future that Queue returns (Get, Done, Ready, Cancel, Observable)
+//	breaker, hooks, clock
 //	             the parts a Runtime assembles; hooks holds the execution hook and the
 //	             event notifier for your own plugins
 //	isolation    the cause of a REJECTED_THREAD_EXECUTION (ErrRejected, RejectedError)

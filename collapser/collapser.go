@@ -7,6 +7,7 @@ import (
 	"github.com/reactivex/rxgo/v2"
 
 	"github.com/rxhystrix/rxhystrix/internal/collapsed"
+	"github.com/rxhystrix/rxhystrix/internal/rx"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -84,13 +85,13 @@ func (col *Collapser[A, R, B]) Execute(ctx context.Context, arg A) (R, error) {
 // Future.Cancel (or the end of ctx) makes the caller leave the batch.
 func (col *Collapser[A, R, B]) Queue(ctx context.Context, arg A) *observable.Future[R] {
 	r, err := col.c.submit(ctx, arg)
-	return observable.ToFuture[R](ctx, observable.Defer(func(sub context.Context) (R, error) {
+	return (*observable.Future[R])(rx.ToFuture[R](ctx, rx.Defer(func(sub context.Context) (R, error) {
 		if err != nil {
 			var zero R
 			return zero, err
 		}
 		return col.wait(sub, r)
-	}))
+	})))
 }
 
 // Observe adds arg to the current batch now and returns a hot observable that replays
@@ -98,14 +99,14 @@ func (col *Collapser[A, R, B]) Queue(ctx context.Context, arg A) *observable.Fut
 // lives.
 func (col *Collapser[A, R, B]) Observe(ctx context.Context, arg A) rxgo.Observable {
 	f := col.Queue(ctx, arg)
-	return observable.Defer(func(sub context.Context) (R, error) { return f.Get(sub) })
+	return rx.Defer(func(sub context.Context) (R, error) { return f.Get(sub) })
 }
 
 // ToObservable returns a cold observable: each subscription adds arg to the batch
 // current at that moment, with the subscription's context (which also decides the
 // request context of RequestScope), and emits the response or the error.
 func (col *Collapser[A, R, B]) ToObservable(arg A) rxgo.Observable {
-	return observable.Defer(func(ctx context.Context) (R, error) { return col.Execute(ctx, arg) })
+	return rx.Defer(func(ctx context.Context) (R, error) { return col.Execute(ctx, arg) })
 }
 
 func (col *Collapser[A, R, B]) wait(ctx context.Context, r *Request[A, R]) (R, error) {

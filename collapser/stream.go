@@ -6,6 +6,7 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
+	"github.com/rxhystrix/rxhystrix/internal/rx"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -79,12 +80,12 @@ func (sc *StreamCollapser[A, R, I, K]) Execute(ctx context.Context, arg A) ([]R,
 // Future.Cancel (or the end of ctx) makes the caller leave the batch.
 func (sc *StreamCollapser[A, R, I, K]) Queue(ctx context.Context, arg A) *observable.Future[[]R] {
 	r, err := sc.c.submit(ctx, arg)
-	return observable.ToFuture[[]R](ctx, observable.Defer(func(sub context.Context) ([]R, error) {
+	return (*observable.Future[[]R])(rx.ToFuture[[]R](ctx, rx.Defer(func(sub context.Context) ([]R, error) {
 		if err != nil {
 			return nil, err
 		}
 		return sc.collect(sub, r)
-	}))
+	})))
 }
 
 // Observe adds arg to the current batch now and returns a hot observable that replays
@@ -93,9 +94,9 @@ func (sc *StreamCollapser[A, R, I, K]) Queue(ctx context.Context, arg A) *observ
 func (sc *StreamCollapser[A, R, I, K]) Observe(ctx context.Context, arg A) rxgo.Observable {
 	r, err := sc.c.submit(ctx, arg)
 	if err != nil {
-		return observable.Error(err)
+		return rx.Error(err)
 	}
-	observable.ToFuture[[]R](ctx, observable.Defer(func(sub context.Context) ([]R, error) {
+	rx.ToFuture[[]R](ctx, rx.Defer(func(sub context.Context) ([]R, error) {
 		return sc.collect(sub, r)
 	}))
 	return rxgo.Defer([]rxgo.Producer{func(sub context.Context, next chan<- rxgo.Item) {

@@ -9,6 +9,7 @@ import (
 	"github.com/reactivex/rxgo/v2"
 
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/rx"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -31,7 +32,7 @@ type Command[T any] struct {
 	// observable (a subscription once the outcome is known, at once under SEMAPHORE
 	// isolation, gets a channel already holding the item, with no goroutine), and
 	// request-cache hits wait on it. A field, so those doors allocate nothing more for it.
-	fut observable.Future[T]
+	fut rx.Future[T]
 }
 
 // New returns a command of the key s names, running run. The key's state is resolved on
@@ -100,12 +101,12 @@ func (c *Command[T]) Execute(ctx context.Context) (T, error) {
 // goes on unobserved, still bounded by its timeout).
 func (c *Command[T]) Queue(ctx context.Context) (*observable.Future[T], error) {
 	if err := c.claim(doorOther); err != nil {
-		fut := &observable.Future[T]{}
+		fut := &rx.Future[T]{}
 		var zero T
 		fut.Complete(zero, err)
-		return fut, err
+		return (*observable.Future[T])(fut), err
 	}
-	fut := c.start(ctx)
+	fut := (*observable.Future[T])(c.start(ctx))
 	if !fut.Ready() {
 		return fut, nil
 	}
@@ -138,7 +139,7 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 	case c.door.Load() == doorObserve:
 		return c.fut.Observable()
 	}
-	return observable.Error(err)
+	return rx.Error(err)
 }
 
 // ToObservable returns a cold observable: each subscription executes the command with
@@ -150,7 +151,7 @@ func (c *Command[T]) Observe(ctx context.Context) rxgo.Observable {
 // key, subscribe with the request's context, Observe(rxgo.WithContext(ctx)) with ctx from
 // cache.NewRequestContext; without it the command fails with ErrNoRequestContext
 // (BAD_REQUEST_EXCEPTION).
-func (c *Command[T]) ToObservable() rxgo.Observable { return observable.View((*cold[T])(c)) }
+func (c *Command[T]) ToObservable() rxgo.Observable { return rx.View((*cold[T])(c)) }
 
 // cold is the Source of a command's cold observable (ToObservable): the command under
 // another method set, so that the observable costs no allocation.
@@ -174,7 +175,7 @@ func (c *cold[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
 func (c *cold[T]) produce(ctx context.Context, ch chan<- rxgo.Item) {
 	defer close(ch)
 	v, err := (*Command[T])(c).Execute(ctx)
-	observable.Send(ch, v, err)
+	rx.Send(ch, v, err)
 }
 
 // Rx returns the rxgo observable the operators apply to: each subscription executes the
@@ -188,7 +189,7 @@ func (c *cold[T]) Rx() rxgo.Observable {
 func (c *cold[T]) subscribed(ctx context.Context, next chan<- rxgo.Item) {
 	growStack()
 	v, err := (*Command[T])(c).Execute(ctx)
-	observable.Emit(ctx, next, v, err)
+	rx.Emit(ctx, next, v, err)
 }
 
 // Values returns the command's outcome as a sequence of one (value, error) pair; ranging
@@ -199,7 +200,7 @@ func (c *Command[T]) Values(ctx context.Context) iter.Seq2[T, error] {
 
 // start begins a claimed asynchronous execution for Queue and Observe; the future
 // completes when the chain decides.
-func (c *Command[T]) start(ctx context.Context) *observable.Future[T] {
+func (c *Command[T]) start(ctx context.Context) *rx.Future[T] {
 	f := &c.fut
 	f.SetCanceler((*canceler)(&c.execution))
 	if err := c.begin(ctx); err != nil {

@@ -230,10 +230,10 @@ func (x *execution) cancel() {
 	}
 }
 
-// canceler is the execution as its Future's observable.Canceler.
+// canceler is the execution as its Future's rx.Canceler.
 type canceler execution
 
-// Cancel implements observable.Canceler.
+// Cancel implements rx.Canceler.
 func (c *canceler) Cancel() { (*execution)(c).cancel() }
 
 // callerGone reports whether the caller gave up on a run that returned err: its context

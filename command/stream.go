@@ -13,8 +13,8 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/rx"
 	"github.com/rxhystrix/rxhystrix/metrics"
-	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // errNilObservable is the run error of a construct or fallback that returned nil.
@@ -37,14 +37,14 @@ type Stream[T any] struct {
 	resume     func(ctx context.Context, last T, err error) rxgo.Observable
 	maxResumes int
 
-	sink  func(v T, q quits) handOff        // the subscription's, set by the door that began
-	holds bool                              // the door's hand-off holds an item beside the source's maxItemsInFlight
-	left  chan struct{}                     // ToObservable's: closed when its operators stopped reading (leave)
-	gone  atomic.Bool                       // left is closed
-	ended chan struct{}                     // ToObservable's: closed when the producer that drove the stream returned
-	drove atomic.Bool                       // a producer of ToObservable drives the stream
-	rec   atomic.Pointer[observable.Replay] // the items, for Observe and request-cache hits
-	fin   observable.Future[struct{}]       // completed when the stream settled
+	sink  func(v T, q quits) handOff // the subscription's, set by the door that began
+	holds bool                       // the door's hand-off holds an item beside the source's maxItemsInFlight
+	left  chan struct{}              // ToObservable's: closed when its operators stopped reading (leave)
+	gone  atomic.Bool                // left is closed
+	ended chan struct{}              // ToObservable's: closed when the producer that drove the stream returned
+	drove atomic.Bool                // a producer of ToObservable drives the stream
+	rec   atomic.Pointer[rx.Replay]  // the items, for Observe and request-cache hits
+	fin   rx.Future[struct{}]        // completed when the stream settled
 
 	// Written by the run (call) on the goroutine that drives the chain.
 	watch   atomic.Pointer[streamWatch] // the phase limits of the attempt running; nil: none
@@ -98,26 +98,25 @@ func (s *Stream[T]) WithCacheKey(key string) *Stream[T] {
 }
 
 // recording returns the replay the stream's items are recorded in, making it once.
-func (s *Stream[T]) recording() *observable.Replay {
+func (s *Stream[T]) recording() *rx.Replay {
 	if rec := s.rec.Load(); rec != nil {
 		return rec
 	}
-	s.rec.CompareAndSwap(nil, &observable.Replay{})
+	s.rec.CompareAndSwap(nil, &rx.Replay{})
 	return s.rec.Load()
 }
 
 // ToObservable returns a cold observable: subscribing executes the stream command with
 // the subscription's context and forwards its values, then its error if it failed.
 // Ending the subscription's context cancels the execution (CANCELLED), and so does an
-// operator chain built on it that stops reading (Take, First, TakeUntil, ...: see
-// observable.Stoppable). A subscriber that stops reading the channel itself holds the
+// operator chain built on it that stops reading (Take, First, TakeUntil, ...). A subscriber that stops reading the channel itself holds the
 // stream until the execution timeout or a phase limit ends it. A command is single use: a
 // later subscription (as through an operator that subscribes twice) gets the
 // BAD_REQUEST_EXCEPTION and leaves the first one alone. With a cache key, subscribe with
 // the request's context (Observe(rxgo.WithContext(ctx))).
 func (s *Stream[T]) ToObservable() rxgo.Observable {
 	s.left, s.ended = make(chan struct{}), make(chan struct{})
-	return observable.Stoppable(rxgo.Defer([]rxgo.Producer{s.produce}), s.leave)
+	return rx.Stoppable(rxgo.Defer([]rxgo.Producer{s.produce}), s.leave)
 }
 
 // produce is ToObservable's producer: it executes the stream for one subscription.
@@ -169,7 +168,7 @@ func (s *Stream[T]) leave() {
 // observable replaying all its values and its terminal to every subscriber. Unlike a
 // Command's Observe it returns before the outcome: the stream runs on a goroutine of its
 // own. The command is cancelled when ctx ends, not when subscribers leave (an operator
-// chain that stops reading ends its own subscription: see observable.Stoppable). Calling
+// chain that stops reading ends its own subscription). Calling
 // Observe again returns the
 // same observable; after another door executed the command, Observe returns an observable
 // of the BAD_REQUEST_EXCEPTION.
@@ -177,12 +176,12 @@ func (s *Stream[T]) Observe(ctx context.Context) rxgo.Observable {
 	rec := s.recording()
 	if err := s.claim(doorObserve); err != nil {
 		if s.door.Load() == doorObserve {
-			return observable.Stoppable(rec.Observable(), nil)
+			return rx.Stoppable(rec.Observable(), nil)
 		}
-		return observable.Error(err)
+		return rx.Error(err)
 	}
 	s.sink = func(T, quits) handOff { return taken } // emit records the values in rec
-	obs := observable.Stoppable(rec.Observable(), nil)
+	obs := rx.Stoppable(rec.Observable(), nil)
 	if err := s.begin(ctx); err != nil {
 		rec.Add(rxgo.Error(err))
 		return obs

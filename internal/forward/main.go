@@ -1,5 +1,5 @@
 // Command forward writes the methods of a type that forward each method of an interface,
-// for go:generate: the 74 rxgo.Observable operators of observable's views, the
+// for go:generate: the 74 rxgo.Observable operators of internal/rx's views, the
 // ExecutionHook methods of hooks' composite. A method of the interface gets
 //
 //	func (<recv>) M(params) results { [return ]<body> }

@@ -1,4 +1,4 @@
-package observable
+package rx
 
 import "github.com/reactivex/rxgo/v2"
 
@@ -12,7 +12,7 @@ type source interface {
 	Rx() rxgo.Observable
 }
 
-//go:generate go run ../internal/forward -pkg github.com/reactivex/rxgo/v2 -iface Observable -skip Observe -recv "v view[S]" -body "v.s.Rx().%m(%a)" -out view_operators.go
+//go:generate go run ../forward -pkg github.com/reactivex/rxgo/v2 -iface Observable -skip Observe -recv "v view[S]" -body "v.s.Rx().%m(%a)" -out view_operators.go
 
 // View returns s as an rxgo.Observable: a subscription is s's own, every operator is
 // rxgo's applied to s.Rx(). S has Observe(opts ...rxgo.Option) <-chan rxgo.Item and

@@ -1,4 +1,4 @@
-package observable
+package rx
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/reactivex/rxgo/v2"
 )
 
-//go:generate go run ../internal/forward -pkg github.com/reactivex/rxgo/v2 -iface Observable -skip Observe,Connect,Send,Take,ToSlice,DoOnCompleted,DoOnError,DoOnNext,ForEach,Run -recv "o stoppable" -body "scoped(o.stop, o.rx.%m(%a))" -out stoppable_operators.go
+//go:generate go run ../forward -pkg github.com/reactivex/rxgo/v2 -iface Observable -skip Observe,Connect,Send,Take,ToSlice,DoOnCompleted,DoOnError,DoOnNext,ForEach,Run -recv "o stoppable" -body "scoped(o.stop, o.rx.%m(%a))" -out stoppable_operators.go
 
 // Stoppable returns rx as an rxgo.Observable whose operator chains end their subscription
 // of rx when they stop reading: RxGo's operators that stop early (Take, First, TakeUntil,

@@ -1,4 +1,4 @@
-package observable_test
+package rx_test
 
 import (
 	"context"
@@ -6,12 +6,12 @@ import (
 
 	"github.com/reactivex/rxgo/v2"
 
-	"github.com/rxhystrix/rxhystrix/observable"
+	"github.com/rxhystrix/rxhystrix/internal/rx"
 )
 
 // ExampleReplay records a run once and replays it to every subscriber, early or late.
 func ExampleReplay() {
-	var r observable.Replay
+	var r rx.Replay
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r.Add(rxgo.Of("line 1"))
