@@ -129,7 +129,7 @@ func (ks *keyState) redefinition(s *Setter, stream bool) []config.Difference {
 	if o, err := streamOverrides(later); stream && err == nil {
 		later = o
 	}
-	diffs := append(ks.inCode.Diff(later), ks.poolProps.Diff(s.ThreadPoolProperties)...)
+	diffs := append(ks.props.InCode().Diff(later), ks.poolProps.Diff(s.ThreadPoolProperties)...)
 	for _, d := range []config.Difference{
 		{Name: "GroupKey", First: ks.info.GroupKey, Second: s.GroupKey},
 		{Name: "ThreadPoolKey", First: ks.poolKey, Second: s.ThreadPoolKey},

@@ -3,7 +3,6 @@ package command
 import (
 	"errors"
 	"maps"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -21,10 +20,9 @@ type keyState struct {
 	rt          *Runtime
 	info        hooks.Info
 	props       *config.CommandProperties
-	inCode      config.Overrides // props.InCode(), for later Setters to compare with
-	err         error            // invalid settings: every execution fails with a BAD_REQUEST_EXCEPTION
-	invalid     *Setter          // the Setter that gave err, for a later one to repair the key
-	poolKey     string           // the Setter's ThreadPoolKey (info's may be threadPoolKeyOverride)
+	err         error   // invalid settings: every execution fails with a BAD_REQUEST_EXCEPTION
+	invalid     *Setter // the Setter that gave err, for a later one to repair the key
+	poolKey     string  // the Setter's ThreadPoolKey (info's may be threadPoolKeyOverride)
 	poolProps   config.ThreadPoolOverrides
 	stream      bool
 	reported    atomic.Bool    // err was logged
@@ -83,7 +81,6 @@ func newKeyState(r *Runtime, s *Setter, stream bool) *keyState {
 		ks.info.ThreadPoolKey = o
 	}
 	ks.props = props
-	ks.inCode = props.InCode()
 	ks.metrics = r.metrics.CommandFor(s.CommandKey, props)
 	ks.breaker = r.breakers.Get(s.CommandKey, props)
 	ks.fallbackSem = bulkhead.NewSemaphore(config.FallbackMaxConcurrentRequests.In(props))
@@ -106,7 +103,7 @@ var errStreamThread = errors.New("command: streams run under SEMAPHORE isolation
 
 // streamDefaults are the values a stream key implies when its Setter does not set them:
 // Hystrix's HystrixObservableCommand defaults to SEMAPHORE isolation.
-var streamDefaults = config.Set(config.ExecutionIsolationStrategy.Of(config.Semaphore))
+var streamDefaults = []config.Entry[config.CommandProperties]{config.ExecutionIsolationStrategy.Of(config.Semaphore)}
 
 // streamOverrides returns a stream key's code-set properties: SEMAPHORE isolation unless
 // set, and an error if set to THREAD.
@@ -118,10 +115,10 @@ func streamOverrides(o config.Overrides) (config.Overrides, error) {
 		if o == nil {
 			o = config.Overrides{}
 		}
-		maps.Copy(o, streamDefaults)
+		maps.Copy(o, config.Set(streamDefaults...))
 		return o, nil
 	}
-	if strings.EqualFold(strings.TrimSpace(raw), config.Thread.String()) { // as the property parses it
+	if iso, err := config.ParseIsolationStrategy(raw); err == nil && iso == config.Thread {
 		return nil, errStreamThread
 	}
 	return o, nil

@@ -228,9 +228,8 @@ func (r *Runtime) resolve(s *Setter, stream bool, invalid *keyState) *keyState {
 }
 
 // compare logs, once per key, a Setter that differs from the one that decided the key.
-// The properties compare with the values set in code that the key's properties were
-// resolved with (ks.inCode, as the config store keeps them; nothing of the first Setter
-// itself is kept), as written: a Setter with the same values costs a few
+// The properties compare with the values the config store keeps for the key (nothing of
+// the first Setter is kept), as written: a Setter with the same values costs a few
 // lookups and no allocation; one written differently ("300" vs "300ms") is parsed and
 // logged only if a value really differs.
 func (ks *keyState) compare(s *Setter) {
@@ -246,37 +245,13 @@ func (ks *keyState) compare(s *Setter) {
 	if id == ks.sameProps.Load() { // the map that compared equal last time: a Setter kept in a variable
 		return
 	}
-	var implied config.Overrides
+	var implied []config.Entry[config.CommandProperties]
 	if ks.stream {
 		implied = streamDefaults
 	}
-	if sameInCode(ks.inCode, s.Properties, implied) || !ks.logDiffers(s) {
+	if ks.props.SameInCode(s.Properties, implied...) || !ks.logDiffers(s) {
 		ks.sameProps.Store(id) // the same values (perhaps written differently)
 	}
-}
-
-// sameInCode reports whether later, with implied for the names later does not set, holds
-// exactly the values set in code first, as written: a later Setter of the key that changes
-// nothing. It allocates nothing.
-func sameInCode(first, later, implied config.Overrides) bool {
-	n := len(later)
-	for name, raw := range implied {
-		if _, set := later[name]; !set {
-			n++
-			if v, ok := first[name]; !ok || v != raw {
-				return false
-			}
-		}
-	}
-	if n != len(first) {
-		return false
-	}
-	for name, raw := range later {
-		if v, ok := first[name]; !ok || v != raw {
-			return false
-		}
-	}
-	return true
 }
 
 // mapID is the identity of m's entries, 0 for an empty map, as reflect.Value.Pointer

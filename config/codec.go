@@ -25,7 +25,7 @@ var (
 	boolCodec = codec[bool]{parse: parseBool, format: strconv.FormatBool, values: []bool{false, true}}
 	strCodec  = codec[string]{parse: func(s string) (string, error) { return strings.TrimSpace(s), nil },
 		format: func(s string) string { return s }}
-	isolationCodec = codec[IsolationStrategy]{parse: parseIsolationStrategy,
+	isolationCodec = codec[IsolationStrategy]{parse: ParseIsolationStrategy,
 		format: IsolationStrategy.String, values: []IsolationStrategy{Thread, Semaphore, Adaptive}}
 	millisCodec  = durationCodec(time.Millisecond, time.Millisecond)
 	minutesCodec = durationCodec(time.Minute, time.Minute)

@@ -188,11 +188,11 @@ func TestIsolationStrategy(t *testing.T) {
 		in   string
 		want IsolationStrategy
 	}{{"THREAD", Thread}, {"SEMAPHORE", Semaphore}, {" semaphore ", Semaphore}, {"adaptive", Adaptive}} {
-		got, err := parseIsolationStrategy(tc.in)
+		got, err := ParseIsolationStrategy(tc.in)
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
-	_, err := parseIsolationStrategy("FIBER")
+	_, err := ParseIsolationStrategy("FIBER")
 	assert.Error(t, err)
 	assert.Equal(t, "THREAD", Thread.String())
 	assert.Equal(t, "SEMAPHORE", Semaphore.String())

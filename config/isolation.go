@@ -34,9 +34,9 @@ func (s IsolationStrategy) String() string {
 	return "IsolationStrategy(" + strconv.Itoa(int(s)) + ")"
 }
 
-// parseIsolationStrategy parses "THREAD", "SEMAPHORE" or "ADAPTIVE" (surrounding spaces
+// ParseIsolationStrategy parses "THREAD", "SEMAPHORE" or "ADAPTIVE" (surrounding spaces
 // and letter case are ignored).
-func parseIsolationStrategy(s string) (IsolationStrategy, error) {
+func ParseIsolationStrategy(s string) (IsolationStrategy, error) {
 	switch strings.ToUpper(strings.TrimSpace(s)) {
 	case "THREAD":
 		return Thread, nil

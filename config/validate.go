@@ -23,11 +23,20 @@ func (sc *scope[O]) validate(key string, inCode map[string]string) error {
 	return sc.init(sc.newKey(key), inCode, &scratch)
 }
 
-// sameInCode reports whether inCode holds exactly the values set in code of k (the common
-// case of a key defined again with the same values: nothing to validate, nothing to
-// report).
-func (sc *scope[O]) sameInCode(k *keyState, inCode map[string]string) bool {
-	if len(inCode) != len(k.inCode) {
+// sameInCode reports whether inCode, with implied for the names it does not set, holds
+// exactly the values set in code of k (the common case of a key defined again with the
+// same values: nothing to validate, nothing to report).
+func (sc *scope[O]) sameInCode(k *keyState, inCode map[string]string, implied ...Entry[CommandProperties]) bool {
+	n := len(inCode)
+	for _, e := range implied {
+		if _, set := inCode[e.name]; !set {
+			n++
+			if !sc.holds(k, e.name, e.value) {
+				return false
+			}
+		}
+	}
+	if n != len(k.inCode) {
 		return false
 	}
 	for name, raw := range inCode {
@@ -46,6 +55,13 @@ func (sc *scope[O]) holds(k *keyState, name, raw string) bool {
 	}
 	v, ok := k.inCodeRaw(i)
 	return ok && v == raw
+}
+
+// SameInCode reports whether o, with implied for the names o does not set, holds exactly
+// the values set in code the key was resolved with, as written: a later Setter of the key
+// that changes nothing. It allocates nothing.
+func (c *CommandProperties) SameInCode(o Overrides, implied ...Entry[CommandProperties]) bool {
+	return commandScope.sameInCode(&c.k, o, implied...)
 }
 
 // InCode returns the values set in code the key was resolved with.
