@@ -38,28 +38,17 @@ type entry struct {
 }
 
 // NewRegistry returns a Registry whose breakers read their properties from props (for
-// keys Get is given no properties), listen to health counts of m and read time from clk.
-func NewRegistry(props *config.Store, m *metrics.Registry, clk clock.Clock, opts ...Option) *Registry {
-	r := &Registry{props: props, metrics: m, clk: clk, logger: slog.Default()}
-	for _, o := range opts {
-		o(r)
+// keys Get is given no properties), listen to health counts of m, read time from clk and
+// log listeners that panic and keys without valid properties to logger (nil:
+// slog.Default()).
+func NewRegistry(props *config.Store, m *metrics.Registry, clk clock.Clock, logger *slog.Logger) *Registry {
+	if logger == nil {
+		logger = slog.Default()
 	}
+	r := &Registry{props: props, metrics: m, clk: clk, logger: logger}
 	r.notify.logger = r.logger
 	r.cancelEvict = m.OnCommandEvicted(r.evict)
 	return r
-}
-
-// Option configures NewRegistry.
-type Option func(*Registry)
-
-// WithLogger sets the logger for listeners that panic and keys without valid properties
-// (default slog.Default()).
-func WithLogger(l *slog.Logger) Option {
-	return func(r *Registry) {
-		if l != nil {
-			r.logger = l
-		}
-	}
 }
 
 // Default returns the process-wide Registry over config.Default(), metrics.Default() and
@@ -67,7 +56,7 @@ func WithLogger(l *slog.Logger) Option {
 func Default() *Registry { return defaultRegistry() }
 
 var defaultRegistry = sync.OnceValue(func() *Registry {
-	return NewRegistry(config.Default(), metrics.Default(), clock.System())
+	return NewRegistry(config.Default(), metrics.Default(), clock.System(), nil)
 })
 
 // Get returns the breaker of a command key, creating it on first use with cp (nil: the

@@ -31,7 +31,7 @@ func newEnv(t *testing.T, opts ...metrics.Option) *env {
 	store := config.NewStore(src)
 	clk := clock.NewFake(epoch)
 	mr := metrics.NewRegistry(store, clk, opts...)
-	r := NewRegistry(store, mr, clk)
+	r := NewRegistry(store, mr, clk, nil)
 	e := &env{t: t, src: src, store: store, clk: clk, metrics: mr, r: r, events: make(chan Transition, 100)}
 	cancel := r.OnStateChange(func(tr Transition) { e.events <- tr })
 	t.Cleanup(func() {
@@ -296,7 +296,7 @@ func TestGetIsPerKeyAndStable(t *testing.T) {
 	assert.NotSame(t, got[0], e.r.Get("B", nil))
 	assert.True(t, attempt(e.r.Get("B", nil)))
 
-	fresh := NewRegistry(e.store, e.metrics, e.clk)
+	fresh := NewRegistry(e.store, e.metrics, e.clk, nil)
 	defer fresh.Close()
 	assert.NotSame(t, got[0], fresh.Get("A", nil), "registries are independent")
 

@@ -104,7 +104,7 @@ func NewRuntime(opts ...Option) *Runtime {
 		r.hooks = hooks.NewRegistry()
 	}
 	r.metrics = metrics.NewRegistry(r.config, r.clk, append([]metrics.Option{metrics.WithLogger(r.logger)}, r.mopts...)...)
-	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk, breaker.WithLogger(r.logger))
+	r.breakers = breaker.NewRegistry(r.config, r.metrics, r.clk, r.logger)
 	r.pools = bulkhead.NewPoolRegistry(r.config, r.clk, bulkhead.WithLogger(r.logger))
 	forget := r.metrics.OnCommandEvicted(r.forget)
 	forgetPool := r.metrics.OnThreadPoolEvicted(r.forgetPool)

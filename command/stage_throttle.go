@@ -6,7 +6,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// throttleGate is graded throttling (throttle.* properties; package throttle, Google SRE's
+// throttleGate is graded throttling (throttle.* properties; internal/throttle, Google SRE's
 // client-side adaptive throttling): it refuses an execution locally with a probability
 // that grows as the dependency accepts a smaller share of the key's requests, and counts
 // the outcome of the executions it lets through. It sits inside the breaker's gate: a

@@ -46,7 +46,7 @@ func newRegistries(t *testing.T) *traffic {
 	clk := clock.NewFake(epoch)
 	m := metrics.NewRegistry(store, clk)
 	t.Cleanup(m.Close)
-	br := breaker.NewRegistry(store, m, clk)
+	br := breaker.NewRegistry(store, m, clk, nil)
 	t.Cleanup(br.Close)
 	pools := bulkhead.NewPoolRegistry(store, clk)
 	t.Cleanup(pools.Close)

@@ -29,7 +29,7 @@ func offlineSignals(t *testing.T) (*Signals, *config.Store) {
 	t.Cleanup(store.Close)
 	m := metrics.NewRegistry(store, clock.NewFake(time.Unix(0, 0)))
 	t.Cleanup(m.Close)
-	s.breakers = breaker.NewRegistry(store, m, clock.NewFake(time.Unix(0, 0)))
+	s.breakers = breaker.NewRegistry(store, m, clock.NewFake(time.Unix(0, 0)), nil)
 	t.Cleanup(s.breakers.Close)
 	return s, store
 }
