@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"slices"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -162,8 +161,8 @@ type cold[T any] Command[T]
 // that the goroutine never waits for it. Options (rxgo.WithContext and the others) are
 // RxGo's to read, so with any the subscription goes through Rx.
 func (c *cold[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
-	if len(opts) > 0 {
-		return c.Rx().Observe(slices.Clone(opts)...) // the clone escapes, so opts need not
+	if len(opts) > 0 { // the options go into the Defer: its Observe copies nothing then
+		return rxgo.Defer([]rxgo.Producer{c.subscribed}, opts...).Observe()
 	}
 	ch := make(chan rxgo.Item, 1)
 	go c.produce(context.Background(), ch)

@@ -49,9 +49,10 @@ func TestAsyncDoorAllocations(t *testing.T) {
 		})},
 		// the Command, the boxed value and what RxGo forces on a subscription with an
 		// option (the observable is a view of the Command): rxgo.Defer 3 (its observable,
-		// iterable and producer slice) and its subscription 5 (the options parsed, the
-		// channel, the producer goroutine)
-		{"ToObservable drained", subscriber + 10, drained(func(context.Context) rxgo.Observable {
+		// iterable and producer slice) and its subscription 3 (the options parsed, the
+		// channel, the producer goroutine); the options go into the Defer as they are, so
+		// that its Observe copies none
+		{"ToObservable drained", subscriber + 8, drained(func(context.Context) rxgo.Observable {
 			return New(s, run).ToObservable()
 		})},
 		// with no option: the Command; the subscription's channel (2, as above) and

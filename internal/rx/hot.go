@@ -2,7 +2,6 @@ package rx
 
 import (
 	"context"
-	"slices"
 
 	"github.com/reactivex/rxgo/v2"
 )
@@ -25,7 +24,7 @@ func (h *hot[T]) future() *Future[T] { return (*Future[T])(h) }
 // Observe subscribes: a known outcome comes in a buffered channel, with no goroutine.
 func (h *hot[T]) Observe(opts ...rxgo.Option) <-chan rxgo.Item {
 	if !h.future().Ready() {
-		return h.Rx().Observe(slices.Clone(opts)...) // the clone escapes, so opts need not
+		return rxgo.Defer([]rxgo.Producer{h.produce}, opts...).Observe() // its Observe copies nothing then
 	}
 	return filled(h.v, h.err)
 }
