@@ -13,29 +13,36 @@ type budgetKey struct {
 	percent, minPerSecond, maxTokens, ratio int
 }
 
-// keyBudget is the budget of a key's properties at one version of them.
-type keyBudget struct {
-	b       budget.Budget // nil: budget.enabled is false
-	key     budgetKey     // b's name in the runtime
-	own     bool          // b is the key's own (no budget.group): forgotten with the key
-	version uint64
+// extra is the budget a key's extra attempts (retries, hedges) are taken from, as its
+// retry and hedge stages hold it from their assembly: a group's is shared with the keys
+// of the group (and so are their chains), a key's own (no budget.group) makes the chain
+// the key's (owning) and is dropped from the runtime with the key.
+type extra struct {
+	b   budget.Budget // nil: budget.enabled is false
+	own budgetKey     // the name of the key's own budget in the runtime; zero for a group's
 }
 
-// extraBudget returns the budget the key's extra attempts (retries, hedges) are taken
-// from, nil when budget.enabled is false: one atomic load and a compare while the key's
-// properties stay as they are.
-func (ks *keyState) extraBudget() budget.Budget {
-	version := ks.props.Version()
-	if kb := ks.budget.Load(); kb != nil && kb.version == version {
-		return kb.b
+// extraOf returns the budget of a key of shape k.
+func extraOf(k shape) extra {
+	p := k.props
+	if !config.BudgetEnabled.In(p).Get() {
+		return extra{}
 	}
-	kb := &keyBudget{version: version}
-	if p := ks.props; config.BudgetEnabled.In(p).Get() {
-		kb.key, kb.own = budgetKeyOf(ks.info.CommandKey, p), config.BudgetGroup.In(p).Get() == ""
-		kb.b = ks.rt.budgetOf(kb.key)
+	key := budgetKeyOf(p.Key(), p)
+	e := extra{b: k.rt.budgetOf(key)}
+	if config.BudgetGroup.In(p).Get() == "" {
+		e.own = key
 	}
-	ks.budget.Store(kb)
-	return kb.b
+	return e
+}
+
+func (e extra) ownsKeyState() bool { return e.own != budgetKey{} }
+
+// forget drops the key's own budget; a group's stays, as the group may have other keys.
+func (e extra) forget(r *Runtime) {
+	if e.ownsKeyState() {
+		r.forgetShared(e.own)
+	}
 }
 
 func budgetKeyOf(commandKey string, p *config.CommandProperties) budgetKey {
@@ -56,12 +63,4 @@ func (r *Runtime) budgetOf(k budgetKey) budget.Budget {
 		return budget.NewRatio(k.percent, k.minPerSecond), nil
 	})
 	return b
-}
-
-// forgetBudget drops the key's own budget when the key is forgotten (evicted for
-// idleness); a group's budget stays, as the group may have other keys.
-func (ks *keyState) forgetBudget() {
-	if kb := ks.budget.Load(); kb != nil && kb.own {
-		ks.rt.forgetShared(kb.key)
-	}
 }

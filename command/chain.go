@@ -202,17 +202,21 @@ func newChain(stages [maxStages]stage) *link {
 	return c
 }
 
-// owning is implemented by a stage that owns state of its key (graded throttling's
-// window): a chain with one is the key's own, not kept among the runtime's shared chains,
-// so it goes when the key's chain is picked again or the key is forgotten.
-type owning interface{ ownsKeyState() }
+// owning is implemented by a stage that may own state of its key (graded throttling's
+// window, a key's own retry budget): a chain with one that does is the key's own, not kept
+// among the runtime's shared chains, so it goes when the key's chain is picked again or the
+// key is forgotten; forget lets go of what the runtime keeps for the stage (forgetStages).
+type owning interface {
+	ownsKeyState() bool
+	forget(r *Runtime)
+}
 
 // chainOf returns the runtime's chain of stages (its outermost link), made on first use:
 // the keys of a runtime share the few chains their properties ask for, so a key costs no
 // chain of its own (unless a stage owns state of the key: owning).
 func (r *Runtime) chainOf(stages [maxStages]stage) *link {
 	for _, s := range stages {
-		if _, ok := s.(owning); ok {
+		if o, ok := s.(owning); ok && o.ownsKeyState() {
 			return newChain(stages)
 		}
 	}

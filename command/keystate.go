@@ -35,7 +35,6 @@ type keyState struct {
 	classify    Classifier
 	deadlines   deadlines
 	chain       atomic.Pointer[keyChain]       // the chain of the key's properties (currentChain)
-	budget      atomic.Pointer[keyBudget]      // the budget of the key's properties (extraBudget)
 	limiter     atomic.Pointer[limiterBinding] // ADAPTIVE isolation: the key's limiter (stage_adaptive.go)
 
 	poolMu sync.Mutex
@@ -144,6 +143,24 @@ func (ks *keyState) currentChain() *link {
 	c := ks.rt.chainOf(stagesOf(k))
 	ks.chain.Store(&keyChain{chain: c, version: version})
 	return c
+}
+
+// forgetStages tells the stages of the key's chain that own state of it that the runtime
+// forgot the key (owning).
+func (ks *keyState) forgetStages() {
+	kc := ks.chain.Load()
+	if kc == nil {
+		return
+	}
+	for l := kc.chain; l != nil; l = l.next {
+		s := stage(l.wrap)
+		if l.step != nil {
+			s = l.step
+		}
+		if o, ok := s.(owning); ok {
+			o.forget(ks.rt)
+		}
+	}
 }
 
 // misconfigured counts an execution of a key whose settings are invalid (a BAD_REQUEST in

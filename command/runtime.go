@@ -309,7 +309,7 @@ func (r *Runtime) forget(m *metrics.CommandMetrics) {
 	if ks := r.lookup(m.Key()); ks != nil && ks.metrics == m {
 		r.keys.Delete(m.Key())
 		r.config.ForgetCommand(m.Key())
-		ks.forgetBudget()
+		ks.forgetStages()
 		ks.forgotten.Store(true)
 	}
 }

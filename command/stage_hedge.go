@@ -27,6 +27,7 @@ import (
 // WithoutRetry (it must not be sent twice) or WithoutHedge.
 type hedge struct {
 	original bool // no retry stage outside: the hedge records the budget's originals
+	extra
 }
 
 // hedgeMinSamples is how many requests the key's rolling window must hold before its
@@ -34,7 +35,10 @@ type hedge struct {
 const hedgeMinSamples = 20
 
 func (hedge) forKey(k shape) (stage, bool) {
-	return hedge{original: config.RetryMaxAttempts.In(k.props).Get() <= 1}, config.HedgeMaxHedges.In(k.props).Get() > 0
+	if config.HedgeMaxHedges.In(k.props).Get() <= 0 {
+		return nil, false
+	}
+	return hedge{original: config.RetryMaxAttempts.In(k.props).Get() <= 1, extra: extraOf(k)}, true
 }
 
 func (hedge) waits() {}
@@ -62,7 +66,7 @@ func (h hedge) run(x *execution, a *attempt, next next) verdict {
 	if !x.timed {
 		x.start, x.timed = x.now(), true
 	}
-	b := x.ks.extraBudget()
+	b := h.b
 	if h.original && b != nil {
 		b.Original(x.start)
 	}

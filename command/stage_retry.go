@@ -24,16 +24,19 @@ import (
 // error that says RetryAfter with a negative wait. With retry.timeoutPerAttempt false
 // (the default) the attempts and their backoffs share the execution timeout from the
 // first start: no retry whose backoff would end past it.
-type retry struct{}
+type retry struct{ extra }
 
 func (retry) forKey(k shape) (stage, bool) {
-	return retry{}, config.RetryMaxAttempts.In(k.props).Get() > 1
+	if config.RetryMaxAttempts.In(k.props).Get() <= 1 {
+		return nil, false
+	}
+	return retry{extraOf(k)}, true
 }
 
 func (retry) waits() {}
 
-func (retry) run(x *execution, a *attempt, next next) verdict {
-	b := x.ks.extraBudget()
+func (r retry) run(x *execution, a *attempt, next next) verdict {
+	b := r.b
 	v := next.run(x, a)
 	if b != nil {
 		start := x.start // the first attempt's (a hedge inside may still run it)

@@ -26,7 +26,10 @@ type throttleGate struct {
 	t *throttle.Throttle
 }
 
-func (*throttleGate) ownsKeyState() {}
+func (*throttleGate) ownsKeyState() bool { return true }
+
+// forget does nothing: the throttle's window goes with the key's chain.
+func (*throttleGate) forget(*Runtime) {}
 
 // throttled is the throttle's refusal: THROTTLED.
 var throttled = refusal{event: metrics.Throttled, failure: Throttled}
