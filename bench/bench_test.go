@@ -96,7 +96,7 @@ func BenchmarkThreadIsolated(b *testing.B) { benchmark(b, "ThreadIsolated") }
 // BenchmarkNewExecute, BenchmarkObserve, BenchmarkToObservable and BenchmarkQueueGet: the
 // Success case through rxhystrix's other front doors (a new Command per call with New and
 // Execute, Observe and ToObservable drained through RxGo, Queue then Future.Get), to
-// compare with its Kind.Execute in BenchmarkSuccess.
+// compare with its Kind.ExecutePooled in BenchmarkSuccess.
 func BenchmarkNewExecute(b *testing.B)   { benchmark(b, "NewExecute") }
 func BenchmarkObserve(b *testing.B)      { benchmark(b, "Observe") }
 func BenchmarkToObservable(b *testing.B) { benchmark(b, "ToObservable") }

@@ -24,8 +24,8 @@ type Case struct {
 	Tripped bool
 	// Parallel calls from GOMAXPROCS goroutines at once on the one target.
 	Parallel bool
-	// Door is one of rxhystrix's front doors other than Kind.Execute (the Execute of the
-	// tables); only targets with FrontDoors run the case.
+	// Door is one of rxhystrix's front doors other than Kind.ExecutePooled (the Execute
+	// lane of the tables); only targets with FrontDoors run the case.
 	Door func(FrontDoors, context.Context, Run) (int, error)
 }
 

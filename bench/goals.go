@@ -18,7 +18,7 @@ type Goal struct {
 
 // Goals are the acceptance bounds: THREAD isolation at the price of cep21's success, one
 // hot key from two cores at half cep21's and within 1.5x gobreaker's, a success within 1.3x
-// gobreaker's, and the front doors within a few Kind.Executes.
+// gobreaker's, and the front doors within a few Kind.ExecutePooled calls.
 var Goals = []Goal{
 	{Case: "Success", Peer: "gobreaker", MaxRatio: 1.3, MaxAllocs: 0},
 	{Case: "ThreadIsolated", Peer: "cep21", MaxRatio: 1.0, MaxAllocs: 2},

@@ -52,7 +52,8 @@ func (c Comparison) Ratios(a, b string) []float64 {
 	return r
 }
 
-// Execute is the lane of a front-door case that calls rxhystrix's Execute on the same key.
+// Execute is the lane of a front-door case that calls rxhystrix's Kind.ExecutePooled on the
+// same key (the tables' "vs Execute" column).
 const Execute = "Execute"
 
 // Compare measures case c for every library that takes part, the libraries taking turns:

@@ -64,10 +64,10 @@ func millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(),
 
 func rxFallback(context.Context, error) (int, error) { return FallbackAnswer, nil }
 
-// Do runs run with the key's Kind.Execute, the fastest door a user can write: inline on
-// the caller under SEMAPHORE isolation, on an execution the Kind reuses.
+// Do runs run with the key's Kind.ExecutePooled, the fastest door a user can write: inline
+// on the caller under SEMAPHORE isolation, on an execution the Kind reuses.
 func (t *rxTarget) Do(ctx context.Context, run Run) (int, error) {
-	return t.kind.Execute(ctx, run)
+	return t.kind.ExecutePooled(ctx, run)
 }
 
 // NewExecute runs a new command with New and Execute: Hystrix's single-use command,

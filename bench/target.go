@@ -56,7 +56,7 @@ func Libraries() []Lib {
 }
 
 // FrontDoors is a Target with front doors besides its blocking call (rxhystrix, whose Do
-// is Kind.Execute).
+// is Kind.ExecutePooled).
 type FrontDoors interface {
 	// NewExecute makes a new single-use command and executes it (New+Execute).
 	NewExecute(ctx context.Context, run Run) (int, error)

@@ -172,7 +172,7 @@ func (discardMetrics) Export(context.Context, *metricdata.ResourceMetrics) error
 func (discardMetrics) ForceFlush(context.Context) error                          { return nil }
 func (discardMetrics) Shutdown(context.Context) error                            { return nil }
 
-// BenchmarkTelemetry: the Success case (Kind.Execute on a SEMAPHORE key, a run that
+// BenchmarkTelemetry: the Success case (Kind.ExecutePooled on a SEMAPHORE key, a run that
 // answers) on one runtime per telemetryLane, the lanes taking turns inside every
 // iteration (a batch of calls each, in a rotating order) so that a shared machine's load
 // falls on all of them alike: no telemetry ("off"); a hook and a notifier that do nothing, what the

@@ -84,12 +84,12 @@ func TestANotifierAllocatesNothing(t *testing.T) {
 	assert.Positive(t, n.executions.Load())
 }
 
-// TestKindExecuteAllocations pins Kind.Execute at zero allocations on the paths it reuses
-// its Commands on: a success (with a run that ignores its context, and one that asks for
-// Done and Err), a failure the fallback recovers, a short circuit (the breaker tripped, or
-// forced open) the fallback answers; under THREAD isolation too, where the Command is the
+// TestKindExecutePooledAllocations pins Kind.ExecutePooled at zero allocations on the
+// paths it reuses its Commands on: a success (with a run that ignores its context, and one
+// that asks for Done and Err), a failure the fallback recovers, a short circuit (the
+// breaker tripped, or forced open) the fallback answers; under THREAD isolation too, where the Command is the
 // pool's task and its thread and channel are reused with it.
-func TestKindExecuteAllocations(t *testing.T) {
+func TestKindExecutePooledAllocations(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	rt := NewRuntime(WithClock(clk))
 	defer rt.Close()
@@ -116,7 +116,7 @@ func TestKindExecuteAllocations(t *testing.T) {
 
 	tripped := define("tripped", "circuitBreaker.requestVolumeThreshold", "1",
 		"circuitBreaker.sleepWindowInMilliseconds", "3600000", "metrics.healthSnapshot.intervalInMilliseconds", "100")
-	_, _ = tripped.Execute(ctx, failRun)
+	_, _ = tripped.ExecutePooled(ctx, failRun)
 	rt.Metrics().Flush()
 	clk.Advance(200 * time.Millisecond)
 	rt.Metrics().Flush()
@@ -139,10 +139,10 @@ func TestKindExecuteAllocations(t *testing.T) {
 			"circuitBreaker.enabled", "false"), failRun, 2},
 	} {
 		for range 100 { // the pool's workers start (a goroutine each) while no idle one is there
-			_, _ = tc.k.Execute(ctx, tc.run)
+			_, _ = tc.k.ExecutePooled(ctx, tc.run)
 		}
 		allocs := testing.AllocsPerRun(1000, func() {
-			if v, err := tc.k.Execute(ctx, tc.run); err != nil || v != tc.want {
+			if v, err := tc.k.ExecutePooled(ctx, tc.run); err != nil || v != tc.want {
 				t.Fatal(tc.name, v, err)
 			}
 		})

@@ -118,20 +118,20 @@ func TestClockReadsPerExecution(t *testing.T) {
 	}{
 		"success": {2, value("v")}, "success, run watching ctx": {2, watching}, "failure with fallback": {3, failing(errBoom)},
 	} {
-		assert.Equal(t, tc.want, clk.readsPer(100, func() { _, _ = kind.Execute(ctx, tc.run) }), "Kind.Execute, %s", name)
+		assert.Equal(t, tc.want, clk.readsPer(100, func() { _, _ = kind.ExecutePooled(ctx, tc.run) }), "Kind.ExecutePooled, %s", name)
 	}
 	thread, err := Define[string](setter("kind-thread", "execution.isolation.strategy", "THREAD"))
 	require.NoError(t, err)
-	assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = thread.Execute(ctx, value("v")) }), "Kind.Execute, THREAD success")
+	assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = thread.ExecutePooled(ctx, value("v")) }), "Kind.ExecutePooled, THREAD success")
 	queued, err := Define[string](Setter{Runtime: rt, CommandKey: "kind-queued", ThreadPoolKey: "queued",
 		Properties:           config.Overrides{"execution.isolation.strategy": "THREAD"},
 		ThreadPoolProperties: config.ThreadPoolOverrides{"maxQueueSize": "10"}})
 	require.NoError(t, err)
-	assert.Equal(t, 3.0, clk.readsPer(100, func() { _, _ = queued.Execute(ctx, value("v")) }),
-		"Kind.Execute, THREAD success on a pool with a queue (the worker's start: queue wait is not execution latency)")
+	assert.Equal(t, 3.0, clk.readsPer(100, func() { _, _ = queued.ExecutePooled(ctx, value("v")) }),
+		"Kind.ExecutePooled, THREAD success on a pool with a queue (the worker's start: queue wait is not execution latency)")
 	plain, err := Define[string](setter("plain"))
 	require.NoError(t, err)
-	assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = plain.Execute(ctx, failing(errBoom)) }), "Kind.Execute, failure without fallback")
+	assert.Equal(t, 2.0, clk.readsPer(100, func() { _, _ = plain.ExecutePooled(ctx, failing(errBoom)) }), "Kind.ExecutePooled, failure without fallback")
 }
 
 // The total latency is the caller's: the fallback's time is in it, as in Hystrix's

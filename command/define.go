@@ -14,16 +14,16 @@ import (
 )
 
 // Kind is a command key defined once, with its Setter checked: New makes its commands
-// without looking the key up again, and Execute runs executions of the key on Commands it
-// reuses (kind_execute.go). The commands New makes have Command's doors: under SEMAPHORE
-// isolation Queue and Observe, like Execute, run the command before they return. Get a
-// Kind from Define; the zero Kind is not usable. A Kind is safe for concurrent use and may
-// be kept for good: after the runtime forgot its key (idle), its next command resolves the
-// key again.
+// without looking the key up again, and ExecutePooled runs executions of the key on
+// Commands it reuses (kind_execute.go). The commands New makes have Command's doors:
+// under SEMAPHORE isolation Queue and Observe, like Execute, run the command before they
+// return. Get a Kind from Define; the zero Kind is not usable. A Kind is safe for
+// concurrent use and may be kept for good: after the runtime forgot its key (idle), its
+// next command resolves the key again.
 type Kind[T any] struct {
 	key      *kindKey
 	fallback func(ctx context.Context, err error) (T, error) // WithFallback's
-	execs    *sync.Pool                                      // Commands Execute may reuse; shared by WithFallback's Kinds
+	execs    *sync.Pool                                      // Commands ExecutePooled may reuse; shared by WithFallback's Kinds
 }
 
 // Define resolves the key s names in its runtime and returns the Kind of its commands, or

@@ -145,10 +145,10 @@ func TestASecondDefineWithOtherSettingsIsAnError(t *testing.T) {
 
 // A Kind held for good outlives its key's eviction for idleness: its next executions run
 // on the key's live state again (metrics the breaker reads, properties the store
-// follows), so the breaker still opens on failures, through Execute, New and a Kind made
+// follows), so the breaker still opens on failures, through ExecutePooled, New and a Kind made
 // by WithFallback alike.
 func TestAKindOutlivesItsKeysEviction(t *testing.T) {
-	for _, door := range []string{"Execute", "New", "WithFallback"} {
+	for _, door := range []string{"ExecutePooled", "New", "WithFallback"} {
 		t.Run(door, func(t *testing.T) {
 			clk := clock.NewFake(epoch)
 			rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore()),
@@ -168,7 +168,7 @@ func TestAKindOutlivesItsKeysEviction(t *testing.T) {
 					_, err := kind.New(run).Execute(context.Background())
 					return err
 				}
-				_, err := kind.Execute(context.Background(), run)
+				_, err := kind.ExecutePooled(context.Background(), run)
 				return err
 			}
 			require.NoError(t, exec(value("v")))

@@ -15,7 +15,7 @@
 // Main types:
 //
 //   - Kind[T] (Define) and StreamKind[T] (DefineStream): a command key checked once,
-//     where it is defined. New on the Kind makes its commands; Kind.Execute(ctx, run)
+//     where it is defined. New on the Kind makes its commands; Kind.ExecutePooled(ctx, run)
 //     runs one on an execution the Kind reuses (no allocation under SEMAPHORE; run's
 //     context is valid until run returns). The functions New and NewStream define a key
 //     at its first use instead: an invalid Setter then fails each execution.

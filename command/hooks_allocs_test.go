@@ -42,7 +42,7 @@ func pluginRuntimes(t *testing.T, h hooks.ExecutionHook, n hooks.EventNotifier, 
 }
 
 // An idle hook and notifier cost an execution no allocation on the success, fallback and
-// short-circuit paths, through New+Execute and Kind.Execute (the race detector changes
+// short-circuit paths, through New+Execute and Kind.ExecutePooled (the race detector changes
 // allocation counts, so this runs without it): the hook calls take what they need from
 // the execution, and MarkCommandExecution gets a list of events shared by the executions
 // with the same events.
@@ -79,12 +79,12 @@ func TestIdlePluginsAllocateNothing(t *testing.T) {
 				require.NoError(t, err)
 				k = k.WithFallback(benchFallback)
 				return testing.AllocsPerRun(1000, func() {
-					v, err := k.Execute(ctx, tc.run)
+					v, err := k.ExecutePooled(ctx, tc.run)
 					require.NoError(t, err)
 					require.Equal(t, tc.want, v)
 				})
 			}
-			assert.Equal(t, kindAllocs(off), kindAllocs(on), "Kind.Execute")
+			assert.Equal(t, kindAllocs(off), kindAllocs(on), "Kind.ExecutePooled")
 		})
 	}
 }

@@ -2,34 +2,36 @@ package command
 
 import "context"
 
-// WithFallback returns a Kind of the same key whose executions fall back to f (Execute's,
-// and the commands New makes unless they set their own): f gets the caller's context and
-// the error that caused it, as Command.WithFallback's does. k is unchanged; both share
-// the Commands Execute reuses.
+// WithFallback returns a Kind of the same key whose executions fall back to f
+// (ExecutePooled's, and the commands New makes unless they set their own): f gets the
+// caller's context and the error that caused it, as Command.WithFallback's does. k is
+// unchanged; both share the Commands ExecutePooled reuses.
 func (k *Kind[T]) WithFallback(f func(ctx context.Context, err error) (T, error)) *Kind[T] {
 	return &Kind[T]{key: k.key, fallback: f, execs: k.execs}
 }
 
-// Execute runs run as one execution of the kind's key, with the Kind's fallback, and waits
-// for its value or error: what k.New(run).Execute(ctx) does, with the same chain, events,
-// metrics and hooks, but on a Command the Kind reuses. A success, a failure recovered by
-// the fallback and a short circuit allocate nothing, under THREAD isolation too, where
-// the Command itself is the pool's task (command.New allocates the Command each time,
-// and under THREAD its thread state and channel).
+// ExecutePooled runs run on a Command the Kind pools, and run's context is pooled with
+// it: the context is valid only until run returns; use k.New(run).Execute(ctx) when it
+// must outlive run. Otherwise it does what k.New(run).Execute(ctx) does: one execution of
+// the kind's key, with the Kind's fallback, the same chain, events, metrics and hooks,
+// waiting for its value or error. A success, a failure recovered by the
+// fallback and a short circuit allocate nothing, under THREAD isolation too, where the
+// Command itself is the pool's task (command.New allocates the Command each time, and
+// under THREAD its thread state and channel).
 //
-// The context run gets is valid until run returns, as a pooled context is in Polly and
-// as net/http's request context ends with its handler: the execution is then reused, and
-// its context with it. A run whose context must outlive it (a response body read after
-// run returned, work handed to a goroutine that watches the context) must use
-// k.New(run).Execute(ctx) instead, whose context stays usable. Hooks that keep the run
-// context beyond the execution are in the same case.
+// The run context ends with run as a pooled context does in Polly and as net/http's
+// request context ends with its handler: the execution is then reused, and its context
+// with it. A run whose context must outlive it (a response body read after run returned,
+// work handed to a goroutine that watches the context) must use k.New(run).Execute(ctx)
+// instead, whose context stays usable. Hooks that keep the run context beyond the
+// execution are in the same case.
 //
-// An execution is reused only when nothing but Execute can still reach it: never with a
-// retry or a hedge, after a timer ended it (under THREAD isolation its run may go on),
-// when the caller left a run on the pool, when the request log holds it, or when its
+// An execution is reused only when nothing but ExecutePooled can still reach it: never
+// with a retry or a hedge, after a timer ended it (under THREAD isolation its run may go
+// on), when the caller left a run on the pool, when the request log holds it, or when its
 // context watched the caller's or took an AfterFunc; an execution left by a panic or
 // runtime.Goexit is left to the garbage collector.
-func (k *Kind[T]) Execute(ctx context.Context, run func(ctx context.Context) (T, error)) (T, error) {
+func (k *Kind[T]) ExecutePooled(ctx context.Context, run func(ctx context.Context) (T, error)) (T, error) {
 	ks := k.key.state()
 	c, _ := k.execs.Get().(*Command[T])
 	if c == nil || c.ks != ks { // none yet, or one of the state the runtime forgot
@@ -45,7 +47,7 @@ func (k *Kind[T]) Execute(ctx context.Context, run func(ctx context.Context) (T,
 }
 
 // reusable reports whether nothing but the door that ran the Command can still reach it
-// now that its outcome is known (Kind.Execute): no goroutine of its chain (a hedge, a
+// now that its outcome is known (Kind.ExecutePooled): no goroutine of its chain (a hedge, a
 // retry's timer, a pool worker that has not handed the run's verdict back), no completed future (Queue, Observe, a cache slot), no
 // request log, no timer that took its attempt out of the key's deadline queue (and may
 // still expire it), no callback on the caller's context and no AfterFunc of its run

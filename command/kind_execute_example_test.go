@@ -10,7 +10,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/config"
 )
 
-func ExampleKind_Execute() {
+func ExampleKind_ExecutePooled() {
 	rt := command.NewRuntime() // command.Default() in production code
 	defer rt.Close()
 	kind, err := command.Define[string](command.Setter{Runtime: rt, CommandKey: "GetUser",
@@ -24,11 +24,11 @@ func ExampleKind_Execute() {
 	})
 
 	// The run's context is valid until run returns: the execution is reused after it.
-	user, err := users.Execute(context.Background(), func(ctx context.Context) (string, error) {
+	user, err := users.ExecutePooled(context.Background(), func(ctx context.Context) (string, error) {
 		return "", errors.New("connection refused")
 	})
 	fmt.Println(user, err)
-	user, err = users.Execute(context.Background(), func(ctx context.Context) (string, error) {
+	user, err = users.ExecutePooled(context.Background(), func(ctx context.Context) (string, error) {
 		return "alice", ctx.Err()
 	})
 	fmt.Println(user, err)

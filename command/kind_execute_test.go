@@ -18,7 +18,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
-// kindEnv is a runtime on a fake clock without hooks, for Kind.Execute's tests.
+// kindEnv is a runtime on a fake clock without hooks, for Kind.ExecutePooled's tests.
 type kindEnv struct {
 	t   *testing.T
 	rt  *Runtime
@@ -56,10 +56,10 @@ func (e *kindEnv) counts(key string, es ...metrics.EventType) []int64 {
 // recycle zeroes it, so it is idle again.
 func recycled(ctx context.Context) bool { return (*attempt)(ctx.(*runCtx)).x.door.Load() == doorIdle }
 
-// TestKindExecuteReusesOnlyWhatNothingElseReaches: an execution goes back to its Kind
-// only when nothing but Execute can reach it; whatever the last one did, the next
-// execution starts new (a run context that has not ended, no events of the last one).
-func TestKindExecuteReusesOnlyWhatNothingElseReaches(t *testing.T) {
+// TestKindExecutePooledReusesOnlyWhatNothingElseReaches: an execution goes back to its
+// Kind only when nothing but ExecutePooled can reach it; whatever the last one did, the
+// next execution starts new (a run context that has not ended, no events of the last one).
+func TestKindExecutePooledReusesOnlyWhatNothingElseReaches(t *testing.T) {
 	e := newKindEnv(t)
 	cancellable, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -126,7 +126,7 @@ func TestKindExecuteReusesOnlyWhatNothingElseReaches(t *testing.T) {
 	} {
 		k := e.define(tc.name, tc.kv...)
 		var got context.Context
-		v, err := k.Execute(tc.ctx, func(ctx context.Context) (string, error) {
+		v, err := k.ExecutePooled(tc.ctx, func(ctx context.Context) (string, error) {
 			got = ctx
 			return tc.run(ctx)
 		})
@@ -135,7 +135,7 @@ func TestKindExecuteReusesOnlyWhatNothingElseReaches(t *testing.T) {
 		assert.Equal(t, tc.reuse, recycled(got), tc.name)
 
 		for range 3 { // the next executions start new
-			v, err = k.Execute(context.Background(), func(ctx context.Context) (string, error) {
+			v, err = k.ExecutePooled(context.Background(), func(ctx context.Context) (string, error) {
 				require.NoError(t, ctx.Err(), tc.name)
 				select {
 				case <-ctx.Done():
@@ -170,11 +170,11 @@ func (e *kindEnv) assertIdleKeys() {
 	})
 }
 
-// TestKindExecuteAfterPanicsAndGoexit: a run or fallback that panics or calls
-// runtime.Goexit ends its execution (a Goexit never returns to Execute, which leaves the
-// execution to the garbage collector); the Kind then runs thousands more, mixed, with
+// TestKindExecutePooledAfterPanicsAndGoexit: a run or fallback that panics or calls
+// runtime.Goexit ends its execution (a Goexit never returns to ExecutePooled, which leaves
+// the execution to the garbage collector); the Kind then runs thousands more, mixed, with
 // every outcome and every count exact.
-func TestKindExecuteAfterPanicsAndGoexit(t *testing.T) {
+func TestKindExecutePooledAfterPanicsAndGoexit(t *testing.T) {
 	e := newKindEnv(t)
 	k := e.define("hostile", "circuitBreaker.enabled", "false")
 	goexit := func(f func()) { // runs f on a goroutine of its own and waits for it
@@ -182,29 +182,29 @@ func TestKindExecuteAfterPanicsAndGoexit(t *testing.T) {
 		wg.Go(f)
 		wg.Wait()
 	}
-	_, err := k.Execute(context.Background(), func(context.Context) (string, error) { panic("run") })
+	_, err := k.ExecutePooled(context.Background(), func(context.Context) (string, error) { panic("run") })
 	require.NoError(t, err, "the fallback recovers a panicking run")
 	goexit(func() {
-		_, _ = k.Execute(context.Background(), func(context.Context) (string, error) {
+		_, _ = k.ExecutePooled(context.Background(), func(context.Context) (string, error) {
 			runtime.Goexit()
 			return "", nil
 		})
 		t.Error("Goexit returned")
 	})
 	panicking := k.WithFallback(func(context.Context, error) (string, error) { panic("fallback") })
-	_, err = panicking.Execute(context.Background(), failing(errBoom))
+	_, err = panicking.ExecutePooled(context.Background(), failing(errBoom))
 	runtimeErr(t, err, CommandException)
 	goexit(func() {
 		_, _ = k.WithFallback(func(context.Context, error) (string, error) {
 			runtime.Goexit()
 			return "", nil
-		}).Execute(context.Background(), failing(errBoom))
+		}).ExecutePooled(context.Background(), failing(errBoom))
 		t.Error("Goexit returned")
 	})
 
 	const n = 3000
 	for i := range n {
-		v, err := k.Execute(context.Background(), func(ctx context.Context) (string, error) {
+		v, err := k.ExecutePooled(context.Background(), func(ctx context.Context) (string, error) {
 			if i%3 == 0 {
 				return "", errBoom
 			}
@@ -224,11 +224,11 @@ func TestKindExecuteAfterPanicsAndGoexit(t *testing.T) {
 	e.assertIdleKeys()
 }
 
-// TestKindExecuteFlatOutIsExact: goroutines execute flat out through one Kind with mixed
+// TestKindExecutePooledFlatOutIsExact: goroutines execute flat out through one Kind with mixed
 // outcomes (successes, failures, runs that wait for their context until the timeout ends
 // it under SEMAPHORE, short circuits once the breaker trips) while the fake clock moves;
 // what the callers got matches the key's counts exactly.
-func TestKindExecuteFlatOutIsExact(t *testing.T) {
+func TestKindExecutePooledFlatOutIsExact(t *testing.T) {
 	e := newKindEnv(t)
 	k0, err := Define[int](Setter{Runtime: e.rt, CommandKey: "flat", Properties: config.Overrides{
 		"execution.isolation.strategy":                        "SEMAPHORE",
@@ -263,7 +263,7 @@ func TestKindExecuteFlatOutIsExact(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range per {
-				v, err := k.Execute(context.Background(), func(ctx context.Context) (int, error) {
+				v, err := k.ExecutePooled(context.Background(), func(ctx context.Context) (int, error) {
 					switch (g + i) % 8 { // 3/8 errors: the breaker trips, and closes after a trial
 					case 0, 1, 2, 3, 4:
 						return ok, nil

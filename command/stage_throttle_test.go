@@ -58,7 +58,7 @@ func (e *throttleEnv) define(key string, kv ...string) *Kind[string] {
 func (e *throttleEnv) run(k *Kind[string], err error) ([]metrics.EventType, bool) {
 	before := len(e.n.Marks())
 	called := false
-	_, _ = k.Execute(context.Background(), func(context.Context) (string, error) {
+	_, _ = k.ExecutePooled(context.Background(), func(context.Context) (string, error) {
 		called = true
 		return "v", err
 	})
@@ -84,11 +84,11 @@ func TestThrottleRefusesAsTheDependencyStopsAccepting(t *testing.T) {
 	assert.False(t, called, "refused locally")
 	assert.Equal(t, ev(metrics.Throttled, metrics.FallbackSuccess), events)
 
-	_, err := e.define("ThrNoFallback").Execute(context.Background(), value("v"))
+	_, err := e.define("ThrNoFallback").ExecutePooled(context.Background(), value("v"))
 	require.NoError(t, err, "another key has a throttle of its own")
 	k = k.WithFallback(nil)
 	before := len(e.n.Marks())
-	_, err = k.Execute(context.Background(), value("v"))
+	_, err = k.ExecutePooled(context.Background(), value("v"))
 	re := runtimeErr(t, err, Throttled)
 	assert.ErrorIs(t, err, ErrThrottled)
 	assert.Equal(t, "Thr was throttled and no fallback available", re.Error())
@@ -200,7 +200,7 @@ func TestThrottleIsAStageOfTheKeysThatUseItOnly(t *testing.T) {
 	assert.Equal(t, before, shared(), "a key's own chain is not kept among the shared ones: it goes with the key")
 }
 
-// BenchmarkThrottle: Kind.Execute on a key without throttling, on one whose throttle.*
+// BenchmarkThrottle: Kind.ExecutePooled on a key without throttling, on one whose throttle.*
 // properties are set but switched off (its chain is the plain one), and on one with
 // throttling on and a healthy dependency (an Allow and a Record, two clock reads more, no
 // draw).
@@ -219,7 +219,7 @@ func BenchmarkThrottle(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := k.Execute(ctx, benchRun); err != nil {
+				if _, err := k.ExecutePooled(ctx, benchRun); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -237,7 +237,7 @@ func TestThrottleDoesNotCountRefusalsOfItsOwnSide(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = k.Execute(context.Background(), func(context.Context) (string, error) {
+		_, _ = k.ExecutePooled(context.Background(), func(context.Context) (string, error) {
 			close(entered)
 			<-release
 			return "v", nil

@@ -31,7 +31,7 @@ func stagesSetter(rt *Runtime, key string, props config.Overrides) Setter {
 	return s
 }
 
-// BenchmarkStagesOff runs Kind.Execute on a plain key and on one whose rate limiter, fault
+// BenchmarkStagesOff runs Kind.ExecutePooled on a plain key and on one whose rate limiter, fault
 // injection and graded throttling are off, in alternating rounds of the same size (so both see the same
 // machine, each case first as often as last), and reports the medians over the rounds of
 // each one's ns/op, of its difference with plain in the same round, and of off/plain: what
@@ -68,7 +68,7 @@ func BenchmarkStagesOff(b *testing.B) {
 			k := kinds[i]
 			start := time.Now()
 			for range n {
-				if _, err := k.Execute(ctx, benchRun); err != nil {
+				if _, err := k.ExecutePooled(ctx, benchRun); err != nil {
 					b.Fatal(err)
 				}
 			}

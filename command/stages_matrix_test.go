@@ -97,8 +97,8 @@ func matrixDoors() []matrixDoor {
 			require.Len(t, values, 1)
 			return values[0], nil
 		}},
-		{"Kind.Execute", func(_ *testing.T, ctx context.Context, _ *Command[string], k *Kind[string], run func(context.Context) (string, error)) (string, error) {
-			return k.Execute(ctx, run)
+		{"Kind.ExecutePooled", func(_ *testing.T, ctx context.Context, _ *Command[string], k *Kind[string], run func(context.Context) (string, error)) (string, error) {
+			return k.ExecutePooled(ctx, run)
 		}},
 	}
 }
@@ -120,7 +120,7 @@ func TestStagesMatrix(t *testing.T) {
 		for _, iso := range []string{"SEMAPHORE", "THREAD", "ADAPTIVE"} {
 			for _, brk := range []string{"true", "false"} {
 				for _, st := range matrixStages {
-					if st.cached && d.name == "Kind.Execute" {
+					if st.cached && d.name == "Kind.ExecutePooled" {
 						continue // a Kind's executions have no cache key
 					}
 					for _, dep := range matrixRuns {
@@ -162,7 +162,7 @@ func testMatrixCase(t *testing.T, d matrixDoor, iso, brk string, st matrixStage,
 	var got []string
 	for range map[bool]int{false: 1, true: 2}[st.cached] {
 		var c *Command[string]
-		if d.name != "Kind.Execute" {
+		if d.name != "Kind.ExecutePooled" {
 			c = New(s, run).WithFallback(fallbackValue("fb"))
 			if st.cached {
 				c.WithCacheKey("same")

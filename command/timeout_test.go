@@ -227,7 +227,7 @@ func TestTimeoutHoldsWhenTheClockMovesWhileItIsArmed(t *testing.T) {
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
-		_, err := k.Execute(context.Background(), func(ctx context.Context) (string, error) {
+		_, err := k.ExecutePooled(context.Background(), func(ctx context.Context) (string, error) {
 			clk.step.Store(int64(300 * time.Millisecond)) // the timeout's length: due as the timer is armed
 			<-ctx.Done()
 			return "", ctx.Err()

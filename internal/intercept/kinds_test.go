@@ -101,7 +101,7 @@ func TestKindsKeyDefinedElsewhereRunsOnItsSettings(t *testing.T) {
 	}
 	assert.Nil(t, k.Kind("K"), "Define refused the integration's Setter: command.New")
 	assert.Equal(t, 1, strings.Count(logged.String(), "differs from the first one"))
-	_, err = app.Execute(context.Background(), one)
+	_, err = app.ExecutePooled(context.Background(), one)
 	require.NoError(t, err)
 }
 

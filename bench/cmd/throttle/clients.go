@@ -60,7 +60,7 @@ type rxhystrix struct {
 }
 
 func (c rxhystrix) call(ctx context.Context) bool {
-	_, err := c.k.Execute(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, loopback.Get(ctx, c.hc, c.url) })
+	_, err := c.k.ExecutePooled(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, loopback.Get(ctx, c.hc, c.url) })
 	return errors.Is(err, command.ErrThrottled) || errors.Is(err, command.ErrShortCircuited)
 }
 
