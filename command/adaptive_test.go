@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/adaptive"
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -62,7 +64,7 @@ func TestAdaptiveRejection(t *testing.T) {
 		e := newEnv(t)
 		s := e.adaptiveSetter("R", "1")
 		done := holdOne(context.Background(), s)
-		assert.Equal(t, 1, e.key("R").limiter.Load().l.Inflight())
+		assert.Equal(t, 1, e.key("R").adaptiveLimiter().Inflight())
 
 		second := New(s, value("never"))
 		var seen error
@@ -167,7 +169,7 @@ func TestKeysOfAGroupShareOneLimit(t *testing.T) {
 	require.NoError(t, done())
 	_, err = New(b, value("v")).Execute(context.Background())
 	require.NoError(t, err)
-	assert.Same(t, e.key("GA").limiter.Load().l, e.key("GB").limiter.Load().l)
+	assert.Same(t, e.key("GA").adaptiveLimiter(), e.key("GB").adaptiveLimiter())
 	e.assertIdle("GA")
 	e.assertIdle("GB")
 }
@@ -176,7 +178,7 @@ func TestAdaptiveQueue(t *testing.T) {
 	e := newEnv(t)
 	s := e.adaptiveSetter("Q", "1", "execution.isolation.adaptive.queueSize", "1")
 	done := holdOne(context.Background(), s)
-	l := e.key("Q").limiter.Load().l
+	l := e.key("Q").adaptiveLimiter()
 
 	waited := make(chan string)
 	go func() {
@@ -231,13 +233,51 @@ func TestAdaptivePropertiesApplyLive(t *testing.T) {
 	s := e.adaptiveSetter("L", "1")
 	_, err := New(s, value("v")).Execute(context.Background())
 	require.NoError(t, err)
-	l := e.key("L").limiter.Load().l
+	l := e.key("L").adaptiveLimiter()
 	assert.Equal(t, 1, l.Limit())
 	e.src.Set("hystrix.command.L.execution.isolation.adaptive.maxLimit", "5")
 	e.src.Set("hystrix.command.L.execution.isolation.adaptive.initialLimit", "3")
 	e.src.Set("hystrix.command.L.execution.isolation.adaptive.minLimit", "3")
 	_, err = New(s, value("v")).Execute(context.Background())
 	require.NoError(t, err)
-	assert.Same(t, l, e.key("L").limiter.Load().l, "the key keeps its limiter")
+	assert.Same(t, l, e.key("L").adaptiveLimiter(), "the key keeps its limiter")
 	assert.Equal(t, 3, l.Limit(), "clamped into the new range")
+}
+
+// A key's own limiter goes with the key when it is evicted for idleness; a group's stays.
+// While the key is known, a change of its properties configures the limiter it has.
+func TestAdaptiveLimiterIsForgottenWithItsKey(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	rt := NewRuntime(WithClock(clk), WithConfig(config.NewStore()), WithMetricsOptions(metrics.WithIdleTimeout(time.Second)))
+	defer rt.Close()
+	for _, key := range []string{"Own", "Grouped"} {
+		props := config.Overrides{"execution.isolation.strategy": "ADAPTIVE"}
+		if key == "Grouped" {
+			props["execution.isolation.adaptive.group"] = "g"
+		}
+		_, err := New(Setter{Runtime: rt, CommandKey: key, Properties: props}, value("v")).Execute(context.Background())
+		require.NoError(t, err)
+	}
+	limiters := func() (own, group int) {
+		rt.shared.mu.Lock()
+		defer rt.shared.mu.Unlock()
+		for k := range rt.shared.m {
+			switch k.(type) {
+			case adaptiveOwn:
+				own++
+			case adaptiveGroup:
+				group++
+			}
+		}
+		return own, group
+	}
+	own, group := limiters()
+	require.Equal(t, [2]int{1, 1}, [2]int{own, group})
+	for range 8 { // past every window and the idle timeout
+		clk.Advance(10 * time.Second)
+	}
+	rt.Metrics().Flush()
+	require.Empty(t, rt.Metrics().Commands())
+	own, group = limiters()
+	assert.Equal(t, [2]int{0, 1}, [2]int{own, group}, "the key's own limiter went with it, the group's stays")
 }

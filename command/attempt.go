@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
-	"github.com/rxhystrix/rxhystrix/internal/adaptivelimit"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
@@ -38,11 +37,10 @@ type attempt struct {
 
 	// Written on the goroutine that decides the attempt (the driving one, or the pool
 	// goroutine whose run won), read once the race is over.
-	events uint32                 // this attempt's events (addEvent)
-	ticket breaker.Ticket         // what the breaker let the attempt through with (breakerGate)
-	out    any                    // where the body keeps this attempt's result; nil: the body's own
-	thread *thread                // THREAD isolation: the pool goroutine's state (threadPool)
-	limit  *adaptivelimit.Limiter // ADAPTIVE isolation: the limiter that gave the permit (adaptiveLimit)
+	events uint32         // this attempt's events (addEvent)
+	ticket breaker.Ticket // what the breaker let the attempt through with (breakerGate)
+	out    any            // where the body keeps this attempt's result; nil: the body's own
+	thread *thread        // THREAD isolation: the pool goroutine's state (threadPool)
 
 	rc runState // the run context (runctx.go)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rxhystrix/rxhystrix/config"
+	"github.com/rxhystrix/rxhystrix/metrics"
 )
 
 // stage is one named link of a command key's chain (see "Writing a stage" in DESIGN.md): a
@@ -126,6 +127,7 @@ type shape struct {
 	props *config.CommandProperties
 	iso   config.IsolationStrategy // a stream key's is always SEMAPHORE
 	rt    *Runtime                 // for what a stage shares across keys (a rate limiter group)
+	m     *metrics.CommandMetrics  // the key's metrics, for the gauges of what a stage holds
 }
 
 // layout is every stage in its place, outermost first: the one place where stages are
@@ -203,7 +205,7 @@ func newChain(stages [maxStages]stage) *link {
 }
 
 // owning is implemented by a stage that may own state of its key (graded throttling's
-// window, a key's own retry budget): a chain with one that does is the key's own, not kept
+// window, a key's own retry budget or adaptive limiter): a chain with one that does is the key's own, not kept
 // among the runtime's shared chains, so it goes when the key's chain is picked again or the
 // key is forgotten; forget lets go of what the runtime keeps for the stage (forgetStages).
 type owning interface {

@@ -13,6 +13,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/config"
 	"github.com/rxhystrix/rxhystrix/hooks"
+	"github.com/rxhystrix/rxhystrix/internal/adaptivelimit"
 	"github.com/rxhystrix/rxhystrix/internal/hooktest"
 	"github.com/rxhystrix/rxhystrix/internal/syncbuf"
 	"github.com/rxhystrix/rxhystrix/metrics"
@@ -81,10 +82,28 @@ func (e *env) assertIdle(key string) {
 	if b := ks.pool.Load(); b != nil {
 		assert.Zero(e.t, b.m.CurrentActive(), "active threads of %s", key)
 	}
-	if b := ks.limiter.Load(); b != nil {
-		assert.Zero(e.t, b.l.Inflight(), "adaptive permits of %s", key)
-		assert.Zero(e.t, b.l.Queued(), "adaptive queue of %s", key)
+	if l := ks.adaptiveLimiter(); l != nil {
+		assert.Zero(e.t, l.Inflight(), "adaptive permits of %s", key)
+		assert.Zero(e.t, l.Queued(), "adaptive queue of %s", key)
 	}
+}
+
+// adaptiveLimiter returns the limiter of the key's chain (ADAPTIVE isolation), nil when it
+// has none.
+func (ks *keyState) adaptiveLimiter() *adaptivelimit.Limiter {
+	kc := ks.chain.Load()
+	if kc == nil {
+		return nil
+	}
+	for l := kc.chain; l != nil; l = l.next {
+		switch g := l.step.(type) {
+		case adaptiveLimit:
+			return g.l
+		case adaptiveQueued:
+			return g.l
+		}
+	}
+	return nil
 }
 
 // assertNoDeadlines checks that no execution of key waits in its deadline queue.

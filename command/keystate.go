@@ -34,8 +34,7 @@ type keyState struct {
 	fallbackSem *bulkhead.Semaphore
 	classify    Classifier
 	deadlines   deadlines
-	chain       atomic.Pointer[keyChain]       // the chain of the key's properties (currentChain)
-	limiter     atomic.Pointer[limiterBinding] // ADAPTIVE isolation: the key's limiter (stage_adaptive.go)
+	chain       atomic.Pointer[keyChain] // the chain of the key's properties (currentChain)
 
 	poolMu sync.Mutex
 	pool   atomic.Pointer[poolBinding]
@@ -136,7 +135,7 @@ func (ks *keyState) currentChain() *link {
 	if kc := ks.chain.Load(); kc != nil && kc.version == version {
 		return kc.chain
 	}
-	k := shape{props: ks.props, iso: config.ExecutionIsolationStrategy.In(ks.props).Get(), rt: ks.rt}
+	k := shape{props: ks.props, iso: config.ExecutionIsolationStrategy.In(ks.props).Get(), rt: ks.rt, m: ks.metrics}
 	if ks.stream {
 		k.iso = config.Semaphore
 	}

@@ -12,13 +12,30 @@ import (
 // execution's criticality without waiting and gives it back when the rest of the chain
 // returns, with what the attempt teaches the limit: its run's latency, a drop (TIMEOUT,
 // FAILURE) or nothing (the caller left, the run never started, the goroutine unwound).
-type adaptiveLimit struct{}
+//
+// It takes its limiter when it is assembled: the group's
+// (execution.isolation.adaptive.group), shared with the group's keys and configured by
+// whichever key was assembled last (give them the same properties), or the key's own,
+// which makes the chain the key's (owning). Both live in the runtime's shared state, so
+// a change of the key's properties configures the limiter it has, which keeps what it
+// learnt; the key's own goes when the key is forgotten.
+type adaptiveLimit struct {
+	l   *adaptivelimit.Limiter
+	own adaptiveOwn // the name of the key's own limiter; "" for a group's
+}
 
 // adaptiveQueued is adaptiveLimit for a key with a queue (execution.isolation.adaptive.queueSize
 // > 0): an execution may wait for a permit, so the stage is a waiting one.
 type adaptiveQueued struct{ adaptiveLimit }
 
 func (adaptiveQueued) waits() {}
+
+// adaptiveGroup and adaptiveOwn name limiters in the runtime's shared state: a group's,
+// and a command key's own.
+type (
+	adaptiveGroup string
+	adaptiveOwn   string
+)
 
 // adaptiveFull is the limit's refusal: ADAPTIVE_REJECTED, neutral to health (load shed by
 // design, see the event table), so the breaker neither counts it nor decides a trial on it.
@@ -28,23 +45,44 @@ func (adaptiveLimit) forKey(k shape) (stage, bool) {
 	if k.iso != config.Adaptive {
 		return nil, false
 	}
-	if config.AdaptiveQueueSize.In(k.props).Get() > 0 {
-		return adaptiveQueued{}, true
+	p := k.props
+	s := adaptiveSettings(p)
+	var g adaptiveLimit
+	var name any = adaptiveGroup(config.AdaptiveGroup.In(p).Get())
+	if name == adaptiveGroup("") {
+		g.own = adaptiveOwn(p.Key())
+		name = g.own
 	}
-	return adaptiveLimit{}, true
+	g.l, _ = sharedOf(k.rt, name, func() (*adaptivelimit.Limiter, error) { return adaptivelimit.NewLimiter(s), nil })
+	g.l.Configure(s)
+	l := g.l
+	k.m.SetAdaptiveGauges(func() metrics.AdaptiveGauges {
+		return metrics.AdaptiveGauges{Limit: l.Limit(), Inflight: l.Inflight(), Queued: l.Queued()}
+	})
+	if s.QueueSize > 0 {
+		return adaptiveQueued{g}, true
+	}
+	return g, true
 }
 
-func (adaptiveLimit) enter(x *execution, a *attempt) (verdict, bool) {
-	l := x.ks.adaptiveLimiter()
-	if err := l.TryAcquire(adaptive.FromContext(x.parent)); err != nil {
+func (g adaptiveLimit) ownsKeyState() bool { return g.own != "" }
+
+// forget drops the key's own limiter; a group's stays.
+func (g adaptiveLimit) forget(r *Runtime) {
+	if g.ownsKeyState() {
+		r.forgetShared(g.own)
+	}
+}
+
+func (g adaptiveLimit) enter(x *execution, a *attempt) (verdict, bool) {
+	if err := g.l.TryAcquire(adaptive.FromContext(x.parent)); err != nil {
 		return a.refuse(&adaptiveFull, err), false
 	}
-	a.limit = l
 	return verdict{}, true
 }
 
-func (adaptiveQueued) enter(x *execution, a *attempt) (verdict, bool) {
-	l := x.ks.adaptiveLimiter()
+func (g adaptiveQueued) enter(x *execution, a *attempt) (verdict, bool) {
+	l := g.l
 	w, err := l.Acquire(adaptive.FromContext(x.parent))
 	if err == nil && w != nil {
 		var left bool
@@ -55,7 +93,6 @@ func (adaptiveQueued) enter(x *execution, a *attempt) (verdict, bool) {
 	if err != nil {
 		return a.refuse(&adaptiveFull, err), false
 	}
-	a.limit = l
 	return verdict{}, true
 }
 
@@ -75,9 +112,8 @@ func (x *execution) waitPermit(l *adaptivelimit.Limiter, w *adaptivelimit.Waiter
 	return true, nil
 }
 
-func (adaptiveLimit) exit(x *execution, a *attempt, v verdict) verdict {
-	l := a.limit
-	a.limit = nil
+func (g adaptiveLimit) exit(x *execution, a *attempt, v verdict) verdict {
+	l := g.l
 	if !a.executed {
 		l.Release(0, 0, adaptivelimit.Ignored)
 		return v
@@ -92,60 +128,6 @@ func (adaptiveLimit) exit(x *execution, a *attempt, v verdict) verdict {
 		l.Release(a.start+lat, lat, adaptivelimit.Ignored)
 	}
 	return v
-}
-
-// adaptiveGroup names the limiter the keys of an execution.isolation.adaptive.group share
-// (the runtime's shared state).
-type adaptiveGroup string
-
-// limiterBinding is the limiter a key uses at one version of its properties.
-type limiterBinding struct {
-	l       *adaptivelimit.Limiter
-	version uint64
-	group   bool // l is the group's, not the key's own
-}
-
-// adaptiveLimiter returns the key's limiter, its own or its group's, configured from its
-// properties as they are (bound again when one of them changed).
-func (ks *keyState) adaptiveLimiter() *adaptivelimit.Limiter {
-	version := ks.props.Version()
-	if b := ks.limiter.Load(); b != nil && b.version == version {
-		return b.l
-	}
-	return ks.bindLimiter(version)
-}
-
-// bindLimiter resolves and configures the key's limiter. The keys of a group share the
-// group's limiter, configured by whichever key bound last: give them the same properties.
-// Executions that bind at once agree on one binding (the first stored).
-func (ks *keyState) bindLimiter(version uint64) *adaptivelimit.Limiter {
-	s := adaptiveSettings(ks.props)
-	group := config.AdaptiveGroup.In(ks.props).Get()
-	for {
-		old := ks.limiter.Load()
-		var l *adaptivelimit.Limiter
-		switch {
-		case group != "":
-			l, _ = sharedOf(ks.rt, adaptiveGroup(group), func() (*adaptivelimit.Limiter, error) { return adaptivelimit.NewLimiter(s), nil })
-		case old != nil && !old.group:
-			l = old.l
-		default:
-			l = adaptivelimit.NewLimiter(s)
-		}
-		if !ks.limiter.CompareAndSwap(old, &limiterBinding{l: l, version: version, group: group != ""}) {
-			if b := ks.limiter.Load(); b != nil && b.version == version {
-				return b.l
-			}
-			continue
-		}
-		l.Configure(s)
-		if old == nil || old.l != l {
-			ks.metrics.SetAdaptiveGauges(func() metrics.AdaptiveGauges {
-				return metrics.AdaptiveGauges{Limit: l.Limit(), Inflight: l.Inflight(), Queued: l.Queued()}
-			})
-		}
-		return l
-	}
 }
 
 // adaptiveSettings are the limiter settings of a key's properties.

@@ -241,8 +241,8 @@ func (e *env) waitMatrixIdle(key string) {
 		if b := ks.pool.Load(); b != nil && (b.m.CurrentActive() != 0 || b.p.Gauges().ActiveCount != 0) {
 			return false
 		}
-		b := ks.limiter.Load()
-		return b == nil || b.l.Inflight() == 0 && b.l.Queued() == 0
+		l := ks.adaptiveLimiter()
+		return l == nil || l.Inflight() == 0 && l.Queued() == 0
 	}, 5*time.Second, time.Millisecond)
 	e.assertIdle(key)
 }
