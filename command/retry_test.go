@@ -497,3 +497,43 @@ func TestRetryBudgetIsForgottenWithItsKey(t *testing.T) {
 	require.Empty(t, rt.Metrics().Commands())
 	assert.Equal(t, 1, budgets(), "the group's budget stays")
 }
+
+// The retry stage holds the budget of the key's properties as they are: a change of the
+// budget's settings gives the key a fresh budget at its next execution, a change of
+// another property keeps the one it has, and the keys of a budget group with the same
+// properties share one budget and one chain.
+func TestRetryBudgetFollowsThePropertiesAsTheyChange(t *testing.T) {
+	e := newEnv(t)
+	s := e.retrySetter("BL", "2", "budget.percent", "0", "budget.minPerSecond", "0")
+	retries := func() int64 {
+		run, _ := failingTimes(1, "v")
+		_, _ = New(s, run).WithFallback(fallbackValue("fb")).Execute(context.Background())
+		return e.counts("BL", metrics.Retry)[0]
+	}
+	require.Zero(t, retries(), "an empty budget: no retry")
+	before := e.key("BL").currentChain()
+	e.src.Set("hystrix.command.BL.budget.minPerSecond", "100")
+	assert.EqualValues(t, 1, retries(), "the new settings' budget allows retries")
+	assert.NotSame(t, before, e.key("BL").currentChain(), "a chain with the new budget")
+	kept := retryOf(e.key("BL").currentChain()).b
+	e.src.Set("hystrix.command.BL.execution.isolation.thread.timeoutInMilliseconds", "2000")
+	assert.EqualValues(t, 2, retries())
+	require.NotNil(t, kept)
+	assert.Same(t, kept, retryOf(e.key("BL").currentChain()).b, "another property changed: the key keeps its budget")
+
+	for _, key := range []string{"GA", "GB"} {
+		_, err := New(e.retrySetter(key, "2", "budget.group", "g"), value("v")).Execute(context.Background())
+		require.NoError(t, err)
+	}
+	assert.Same(t, e.key("GA").currentChain(), e.key("GB").currentChain(), "a group's keys share their chain")
+}
+
+// retryOf returns the retry stage of chain c (the zero retry when it has none).
+func retryOf(c *link) retry {
+	for l := c; l != nil; l = l.next {
+		if r, ok := l.wrap.(retry); ok {
+			return r
+		}
+	}
+	return retry{}
+}
