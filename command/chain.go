@@ -205,9 +205,10 @@ func newChain(stages [maxStages]stage) *link {
 }
 
 // owning is implemented by a stage that may own state of its key (graded throttling's
-// window, a key's own retry budget or adaptive limiter): a chain with one that does is the key's own, not kept
-// among the runtime's shared chains, so it goes when the key's chain is picked again or the
-// key is forgotten; forget lets go of what the runtime keeps for the stage (forgetStages).
+// window, a key's own retry budget or adaptive limiter): a chain with one that does is the
+// key's own, not kept among the runtime's shared chains, so it goes when the key's chain
+// is picked again or the key is forgotten; forget lets go of what the runtime keeps for
+// the stage (forgetStages).
 type owning interface {
 	ownsKeyState() bool
 	forget(r *Runtime)
