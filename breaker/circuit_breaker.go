@@ -11,10 +11,11 @@ type Outcome uint8
 const (
 	// Success is SUCCESS.
 	Success Outcome = iota + 1
-	// Failure is FAILURE, TIMEOUT, THREAD_POOL_REJECTED or SEMAPHORE_REJECTED.
+	// Failure is FAILURE, TIMEOUT, THREAD_POOL_REJECTED, SEMAPHORE_REJECTED or a stream's
+	// ESTABLISH_TIMEOUT: the events that count as errors in the health counts.
 	Failure
-	// BadRequest is BAD_REQUEST: it says nothing about health; a trial is released (not
-	// reopened).
+	// BadRequest is BAD_REQUEST, or any other outcome that says nothing about health (a
+	// command reports RATE_LIMITED, say, as BadRequest); a trial is released (not reopened).
 	BadRequest
 	// Cancelled is an execution unsubscribed before an outcome; a trial reopens with a
 	// fresh sleep window.

@@ -73,16 +73,17 @@
 //	b := registry.Get(key, props)       // one lock-free map lookup after the first call
 //	t, ok := b.Attempt()                 // before isolation
 //	if !ok { short-circuit -> fallback }
-//	run ..., record the completion in the key's metrics (MarkComplete), then
+//	run ..., then
 //	b.Report(t, outcome)                 // Success, Failure (failure, timeout, rejection),
 //	                                     // BadRequest, Cancelled (unsubscribed first)
+//	record the completion in the key's metrics (MarkComplete)
 //
 // # Data flow
 //
 //	command -- Attempt ----------> breaker (atomic status)            -- Ticket --> command
-//	command -- MarkComplete -----> metrics: counted on the caller
 //	command -- Report(t, o) -----> breaker --(HALF_OPEN -> CLOSED)--> metrics.ResetHealthCounts
 //	                                       --(CLOSED, Failure, evaluateOnFailure)--> LiveHealthCounts
+//	command -- MarkComplete -----> metrics: counted on the caller
 //	metrics -- HealthCounts -----> breaker.onHealth --(CLOSED -> OPEN)      (on the roll)
 //	metrics -- key evicted ------> Registry drops the breaker, cancels its subscription
 //	breaker -- Transition -------> notifier queue --> delivery goroutine --> listeners

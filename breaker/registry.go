@@ -63,7 +63,8 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 // key's properties from the registry's config store). Later calls return the same breaker
 // and ignore cp. The breaker reads cp on every call, so property changes apply at once.
 // Creating a key costs the same whatever the number of keys. If the key has no valid
-// properties (an empty key) Get logs the error and returns noOp().
+// properties (an empty key) Get logs the error and returns a breaker that always allows,
+// is never open and ignores every outcome.
 func (r *Registry) Get(key string, cp *config.CommandProperties) CircuitBreaker {
 	if e, ok := r.entries.Load(key); ok {
 		return e.(*entry).b

@@ -22,6 +22,7 @@
 //
 // The cache stores the in-flight execution, not its value, so duplicates that arrive while
 // the first still runs share it, and failures are shared as well. The log keeps up to
-// 1,000 commands (later ones are counted, RequestLog.Dropped) and formats them as Hystrix does:
+// 1,000 commands (later ones are dropped, with one warning logged) and formats them as
+// Hystrix does:
 // "GetUser[SUCCESS][12ms], GetUser[SUCCESS, RESPONSE_FROM_CACHE][0ms]".
 package cache

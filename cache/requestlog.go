@@ -18,8 +18,8 @@ type LogEntry interface {
 	CommandKey() string
 	// LogEvents returns the events recorded so far, in event-type order, one element per
 	// event type. Count is how many times it occurred; a Count above 1 is shown as
-	// "NAMExCount", so set it only for the counted events (EMIT, FALLBACK_EMIT) and leave
-	// it at 0 or 1 otherwise.
+	// "NAMExCount", so set it only for the counted events (EMIT, FALLBACK_EMIT, COLLAPSED,
+	// STREAM_RESUMED) and leave it at 0 or 1 otherwise.
 	LogEvents() []LogEvent
 	// ExecutionTime returns how long the run took; negative when it never ran (shown as 0ms).
 	ExecutionTime() time.Duration

@@ -16,7 +16,8 @@ type CommandProperties struct{ k keyState }
 type cmd = CommandProperties
 
 // The command properties of Hystrix, and the switches of the stages beyond it that the
-// command package reads (rate limit, fault injection, retry, budget, streams, hedging).
+// command package reads (rate limit, fault injection, retry, budget, ADAPTIVE isolation,
+// streams, hedging, throttling).
 var (
 	// ExecutionIsolationStrategy is execution.isolation.strategy = THREAD (or SEMAPHORE, or
 	// ADAPTIVE).

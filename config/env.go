@@ -78,7 +78,7 @@ func envName(property string) string {
 }
 
 // ErrAmbiguousEnv matches (errors.Is) a *PropertyError about an environment variable that
-// names the properties of two held keys (see envSource).
+// names the properties of two held keys (see NewEnvSource).
 var ErrAmbiguousEnv = errors.New("ambiguous environment variable")
 
 // pairEnvName pairs k with a held key of its scope whose names share the environment

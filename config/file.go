@@ -7,10 +7,11 @@ import (
 	"os"
 )
 
-// FileSource is a Source backed by a .properties file (see parseProperties) that
-// follows the file: it watches the file's directory (and, when the path is a symbolic
-// link, its target's, re-resolved before every re-read: a Kubernetes ConfigMap volume
-// swaps a ..data link), and re-reads the file about 100 ms after the last change. An
+// FileSource is a Source backed by a .properties file (read as java.util.Properties reads
+// one, see the package doc) that follows the file: it watches the file's directory (and,
+// when the path is a symbolic link, its target's, re-resolved before every re-read: a
+// Kubernetes ConfigMap volume swaps a ..data link), and re-reads the file about 100 ms
+// after the last change. An
 // edit thus applies within a fraction of a second; a file that cannot be read or parsed
 // changes nothing and is logged (slog.Warn), and entries the Stores refuse are reported
 // by them. Reload re-reads at once. Close stops watching.

@@ -11,7 +11,7 @@
 //	                                                    dashboard.css, embedded)
 //
 // Main types: Handler (the http.Handler of all three streams), Registries (the config,
-// metrics, breaker and isolation registries the streams read) and Fleet (a Turbine that
+// metrics and breaker registries the streams read) and Fleet (a Turbine that
 // sums the streams of many instances). The frames carry Hystrix's JSON objects
 // (HystrixCommand, HystrixThreadPool, HystrixCollapser, HystrixUtilization,
 // HystrixConfig) field for field, under Hystrix's names (the repository's
@@ -25,7 +25,7 @@
 //	    v
 //	read the objects     ---->  Registries: metrics.Registry.Commands(), HealthCounts,
 //	    |                       rolling counts, latency percentiles, breaker IsOpen,
-//	    |                       isolation Pool.Gauges(), config.Store property values
+//	    |                       ThreadPoolMetrics.Gauges(), config.Store property values
 //	    v
 //	stamp type + currentTime; JSON-encode each object as "data: {json}\n\n"; append "ping: \n\n"
 //	    |

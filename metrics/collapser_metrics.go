@@ -65,7 +65,7 @@ func (m *CollapserMetrics) CumulativeCount(e CollapserEventType) int64 {
 }
 
 // BatchSizePercentile returns the p-th percentile (0..100) of batch sizes in the
-// rollingPercentile window, within 0.8 % (exact below 128); 0 when none.
+// rollingPercentile window, within 1.6 % (exact below 64); 0 when none.
 func (m *CollapserMetrics) BatchSizePercentile(p float64) float64 {
 	return float64(m.s.pct.view.Load().percentile(0, p))
 }

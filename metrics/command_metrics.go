@@ -256,7 +256,7 @@ func (m *CommandMetrics) RollingMaxConcurrency() int64 { return m.s.stats.max.Lo
 func (m *CommandMetrics) CurrentConcurrency() int64 { return m.s.current.Load() }
 
 // ExecutionLatencyPercentile returns the p-th percentile (0..100) of the run latency of
-// executions in the rollingPercentile window (closed buckets), within 0.8 % of a latency
+// executions in the rollingPercentile window (closed buckets), within 1.6 % of a latency
 // really recorded at that rank; 0 when none. The dashboard percentiles (0, 25, 50, 75, 90,
 // 95, 99, 99.5, 100) are computed once per window roll; any other p merges the window.
 func (m *CommandMetrics) ExecutionLatencyPercentile(p float64) time.Duration {

@@ -35,7 +35,7 @@ const (
 	// outcome (FAILURE, TIMEOUT, ...) is recorded next to it.
 	FaultInjected
 
-	// Retries and hedges (command/stage_retry.go) and their budget (the budget package).
+	// Retries and hedges (command/stage_retry.go) and their budget (internal/budget).
 
 	// Retry is an attempt beyond the first: each one a completion of its own, so its
 	// rolling count is the number of retries.
@@ -73,7 +73,7 @@ const (
 
 	// Graded throttling (command/stage_throttle.go).
 
-	// Throttled: the key's adaptive throttle refused the execution locally (package
+	// Throttled: the key's adaptive throttle refused the execution locally (internal/
 	// throttle); the fallback answers, as for a rejection.
 	Throttled
 
@@ -92,8 +92,9 @@ const (
 	Neutral Health = iota
 	// Healthy events count as a request that succeeded: SUCCESS.
 	Healthy
-	// Unhealthy events count as a request and an error: FAILURE, TIMEOUT and the
-	// isolation's rejections (a dependency too slow to give its permits back).
+	// Unhealthy events count as a request and an error: FAILURE, TIMEOUT (and a stream's
+	// ESTABLISH_TIMEOUT) and the isolation's rejections (a dependency too slow to give its
+	// permits back).
 	Unhealthy
 )
 

@@ -4,7 +4,7 @@ import "time"
 
 // ExecutionResult is the immutable record of one command execution that metrics read
 // (Hystrix's ExecutionResult, less what only the command's own accessors need): its events
-// (with counts for EMIT, FALLBACK_EMIT and COLLAPSED), execution latency (run only) and
+// (with counts for EMIT, FALLBACK_EMIT, COLLAPSED and STREAM_RESUMED), execution latency (run only) and
 // total latency, and whether run executed and whether on a pool goroutine. It is small
 // enough to pass in registers, so recording a completion costs the caller no stack for it.
 //

@@ -2,9 +2,9 @@ package metrics
 
 // HealthCounts is the rolling health of one command key, as Hystrix's HealthCounts:
 // TotalRequests counts the Healthy and Unhealthy events (EventType.Health: SUCCESS,
-// FAILURE, TIMEOUT, THREAD_POOL_REJECTED, SEMAPHORE_REJECTED), ErrorCount the Unhealthy
-// ones, ErrorPercentage = ErrorCount*100/TotalRequests (integer part; 0 when TotalRequests
-// is 0). SHORT_CIRCUITED, BAD_REQUEST, cache hits and
+// FAILURE, TIMEOUT, THREAD_POOL_REJECTED, SEMAPHORE_REJECTED, ESTABLISH_TIMEOUT),
+// ErrorCount the Unhealthy ones, ErrorPercentage = ErrorCount*100/TotalRequests (integer
+// part; 0 when TotalRequests is 0). SHORT_CIRCUITED, BAD_REQUEST, cache hits and
 // fallback events do not count; a fallback outcome counts through the failure before it.
 type HealthCounts struct {
 	TotalRequests   int64

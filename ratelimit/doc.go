@@ -21,8 +21,8 @@
 //	// ok && wait == 0: go; ok: go after wait (or Cancel); !ok: refused, retry after wait
 //
 // In a command key's chain the limiter is asked inside the circuit breaker's gate and
-// outside isolation (see package command, "Rate limiter"): a short-circuited call spends
-// no permit, and a call waiting for one holds no execution permit. Keys share a limiter
+// outside isolation (docs/commands-and-chain.md, "The command chain"): a short-circuited
+// call spends no permit, and a call waiting for one holds no execution permit. Keys share a limiter
 // when they name the same rateLimit.group with the same Rate; command.WithRateLimiters
 // replaces Bucket with another Limiter.
 //

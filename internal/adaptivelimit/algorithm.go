@@ -45,10 +45,11 @@ func (g Gradient2) Next(limit float64, w Window) float64 {
 }
 
 // Vegas is the Vegas algorithm (see the package doc): the queue in the dependency is
-// estimated from the baseline, and the limit moves by log10(limit) to keep it between
-// Alpha and Beta times log10(limit).
+// estimated from the baseline, and the limit moves by max(1, log10(limit)) to keep it
+// between Alpha and Beta times that step.
 type Vegas struct {
-	// Alpha and Beta bound the estimated queue, in units of log10(limit) (3 and 6 when 0).
+	// Alpha and Beta bound the estimated queue, in steps of max(1, log10(limit)) (3 and 6
+	// when 0).
 	Alpha, Beta float64
 }
 

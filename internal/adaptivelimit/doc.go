@@ -68,8 +68,8 @@
 //     with a long average of the RTT instead, which follows the RTT up under a long
 //     overload (the limit creeps); this one compares with the baseline.
 //   - Vegas: the queue in the dependency is estimated as limit x (1 - Baseline / mean);
-//     below Alpha x log10(limit) the limit grows by log10(limit), above Beta x log10(limit)
-//     it shrinks by as much (Netflix's Vegas, on window means).
+//     with step = max(1, log10(limit)), below Alpha x step the limit grows by step, above
+//     Beta x step it shrinks by as much (Netflix's Vegas, on window means).
 //
 // Gradient2 is the default: on the goodput benchmark (bench/README.md, "Goodput under
 // overload") both algorithms keep the dependency as busy as it can be with a p99 close to

@@ -20,7 +20,8 @@
 // operator reasons in (at most x % more requests), at every traffic level, and needs no
 // tuning to the dependency's error rate.
 //
-// Both are lock-free: an original request costs one atomic add (and, once per 100 ms, the
-// roll of a bucket), an extra attempt a compare-and-swap, so a budget shared by many keys
-// and goroutines is exact (no extra attempt beyond it, ever) without serialising them.
+// Neither takes a lock on its hot path: an original request costs one atomic add (and, once
+// per 100 ms, the roll of a bucket under a short lock), an extra attempt a compare-and-swap,
+// so a budget shared by many keys and goroutines is exact (no extra attempt beyond it,
+// ever) without serialising them.
 package budget

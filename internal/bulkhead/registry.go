@@ -101,7 +101,8 @@ func (r *PoolRegistry) errClosed(key string) error {
 	return fmt.Errorf("isolation: thread pool %q: registry %w", key, ErrClosed)
 }
 
-// Pools returns every pool made so far, sorted by key (closed ones included after Close).
+// Pools returns every pool the registry holds (not those evicted), sorted by key (closed
+// ones included after Close).
 func (r *PoolRegistry) Pools() []*Pool {
 	var pools []*Pool
 	r.pools.Range(func(_, p any) bool {

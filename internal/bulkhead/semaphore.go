@@ -16,9 +16,9 @@ type Semaphore struct {
 }
 
 // NewSemaphore returns a semaphore with no permit in use whose limit is the current value
-// of limit (execution.isolation.semaphore.maxConcurrentRequests or
-// fallback.isolation.semaphore.maxConcurrentRequests of a command key). It panics if limit
-// is nil.
+// of limit (the command package passes a key's
+// fallback.isolation.semaphore.maxConcurrentRequests; its execution semaphore is the
+// key's concurrency counter in metrics). It panics if limit is nil.
 func NewSemaphore(limit *config.Property[int]) *Semaphore {
 	if limit == nil {
 		panic("isolation: NewSemaphore with a nil limit")
