@@ -117,8 +117,8 @@ var (
 	// RetryOnTimeout is retry.onTimeout = false: a TIMEOUT is retried too (a FAILURE always
 	// is).
 	RetryOnTimeout = key(commandScope, "retry.onTimeout", false, boolCodec, nil)
-	// RetryTimeoutPerAttempt is retry.timeoutPerAttempt = false: each attempt gets the whole
-	// execution timeout; false: the attempts and backoffs share it, from the first start.
+	// RetryTimeoutPerAttempt is retry.timeoutPerAttempt = false: true gives each attempt the
+	// whole execution timeout; false, the attempts and backoffs share it, from the first start.
 	RetryTimeoutPerAttempt = key(commandScope, "retry.timeoutPerAttempt", false, boolCodec, nil)
 	// BudgetEnabled is budget.enabled = true: extra attempts (retries, hedges) are capped by
 	// the budget of budget.group.

@@ -56,8 +56,8 @@
 // time it would in real time; Kit.Sleep paces a caller. Settle waits, without moving the
 // clock, until every caller of Go has returned or waits in a scripted call or Sleep (Go
 // then Settle starts callers in a known order); a caller that waits on anything else (a
-// collapser's batch, a channel) makes it panic after 10 s without progress, and so does a
-// caller's own panic, raised again on the test's goroutine.
+// collapser's batch, a channel) makes it panic after 10 s without progress (SetStuckAfter
+// changes it), and so does a caller's own panic, raised again on the test's goroutine.
 // Under THREAD isolation with interruptOnTimeout=false a caller gets its fallback at the
 // timeout while its run still waits; Settle cannot see that hand-over and may move the
 // clock on before the caller has read it.

@@ -248,7 +248,8 @@ func (k *Kit) changedLocked() {
 
 // Settle waits, without moving the clock, until every caller of Go has returned or waits
 // in a scripted call or Sleep that the clock has not ended yet. It panics if a caller
-// panicked, or if nothing moves for 10 s of real time: a caller waits on something else.
+// panicked, or if nothing moves for SetStuckAfter's real time (10 s by default): a caller
+// waits on something else.
 func (k *Kit) Settle() {
 	stuck := time.NewTimer(k.stuckAfter)
 	defer stuck.Stop()

@@ -38,8 +38,8 @@
 //
 //	hystrix_command_events_total{event}              counter: success, failure, timeout,
 //	                                                  short_circuited, fallback_success, ...
-//	                                                  (Hystrix event types, lower case,
-//	                                                  and adaptive_rejected)
+//	                                                  (every event type, lower case:
+//	                                                  Hystrix's and rxhystrix's own)
 //	hystrix_command_execution_latency_seconds{percentile}  gauge: run latency
 //	hystrix_command_total_latency_seconds{percentile}      gauge: queue wait + run + fallback
 //	hystrix_command_execution_latency_mean_seconds, hystrix_command_total_latency_mean_seconds

@@ -85,7 +85,7 @@ const pctHelp = " percentile over the rollingPercentile window (60 s by default)
 // Catalogue is every metric the exporters publish, indexed by the constants above.
 var Catalogue = [NumMetrics]Metric{
 	CommandEvents: {"command.events", "{event}", Counter,
-		"Events of a command key by Hystrix event type (and adaptive_rejected), since its metrics were created; success, failure, timeout, short_circuited, thread_pool_rejected and semaphore_rejected always, the others from their first occurrence.",
+		"Events of a command key by event type (Hystrix's and rxhystrix's own), since its metrics were created; success, failure, timeout, short_circuited, thread_pool_rejected and semaphore_rejected always, the others from their first occurrence.",
 		with(commandLabels, LabelEvent)},
 	CommandExecutionLatency: {"command.execution_latency", "s", Gauge,
 		"Run latency" + pctHelp, with(commandLabels, LabelPercentile)},
