@@ -39,7 +39,7 @@ type thread struct {
 	tp      *metrics.ThreadPoolMetrics // the pool's metrics, once the pool stage has the pool
 	mu      sync.Mutex
 	state   uint8         // threadQueued, threadStarted or threadEnded
-	running bool          // the run is on the worker and has not returned
+	running bool          // the run is on the worker and has not returned (left set once handedBack: unread)
 	started time.Duration // when the worker took the run
 	queues  bool          // the pool has a queue: the worker reads the clock as it takes the run
 }
@@ -118,13 +118,14 @@ func (a *attempt) work(next next) {
 	v := verdict{kind: failed, cause: errGoexit} // what the waiter gets if the goroutine unwinds
 	defer func() {
 		t := a.thread
-		t.mu.Lock()
-		t.running = false
-		t.mu.Unlock()
 		switch a.race.phase.Load() {
 		case raceRun, raceRecorded: // the run's side won: Finish hands its verdict over
 			t.v, t.back = v, true
+			return // handedBack from now on: nobody reads running, no lock
 		}
+		t.mu.Lock()
+		t.running = false
+		t.mu.Unlock()
 	}()
 	v = next.run(a.x, a)
 	if a.race.runEnded() { // a stage inside decided without the run: its verdict stands
@@ -172,11 +173,6 @@ func (a *attempt) endThread() {
 	if h := a.x.hook; h != nil && started {
 		a.x.ks.rt.safeHook(func() { h.OnThreadComplete(a.ctx(), a.x.ks.info) })
 	}
-}
-
-// record folds the completion of a command of the pool into the pool's metrics.
-func (t *thread) record(counts metrics.EventCounts, executed bool, latency, total time.Duration) {
-	t.tp.MarkComplete(metrics.NewExecutionResult(counts, executed, true, latency, total))
 }
 
 // ran reports, under the thread's lock unless the worker handed the attempt back, whether
