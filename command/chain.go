@@ -45,6 +45,7 @@ type link struct {
 	next  *link
 	waits bool // a stage from this one inward implements waiting
 	holds bool // ... and one of those may hold the execution after its verdict (not handingBack)
+	bare  bool // the link is the run stage alone: run(x, a) is a.runOnce() (a pool worker calls it so)
 }
 
 // maxSteps bounds the steps one link.run enters, and maxStages the stages of a chain
@@ -188,6 +189,8 @@ func newChain(stages [maxStages]stage) *link {
 		_, back := s.(handingBack)
 		l.holds = l.waits && !back || c != nil && c.holds
 		l.waits = l.waits || c != nil && c.waits
+		_, l.bare = s.(run)
+		l.bare = l.bare && c == nil
 		if steps = 0; l.step != nil {
 			steps = 1
 			for n := l.next; n != nil && n.step != nil; n = n.next {

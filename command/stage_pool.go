@@ -127,9 +127,13 @@ func (a *attempt) work(next next) {
 		t.running = false
 		t.mu.Unlock()
 	}()
-	v = next.run(a.x, a)
-	if a.race.runEnded() { // a stage inside decided without the run: its verdict stands
-		a.race.recorded()
+	if next.bare {
+		v = a.runOnce() // the run stage alone: what next.run does, without a descent
+	} else {
+		v = next.run(a.x, a)
+	}
+	if a.race.running() && a.race.runEnded() { // a stage inside decided without the run: its verdict stands
+		a.race.recorded() // (the load first: a run that returned claimed the race, and a failed CAS costs as a store)
 	}
 }
 
