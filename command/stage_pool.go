@@ -62,7 +62,6 @@ func (threadPool) run(x *execution, a *attempt, next next) verdict {
 		if !a.race.runEnded() {
 			return a.await() // the timer or the caller won meanwhile
 		}
-		a.race.recorded()
 		return a.refuse(&poolFull, err)
 	}
 	v := a.await()
@@ -104,7 +103,7 @@ func (t *thread) Finish() {
 // run's side won); then it reads the thread without its lock.
 func (t *thread) handedBack() bool {
 	p := t.a.race.phase.Load()
-	return p == raceRun || p == raceRecorded
+	return p == raceRun
 }
 
 // work is the pool task: it runs the rest of the chain unless the race is over already,
@@ -119,7 +118,7 @@ func (a *attempt) work(next next) {
 	defer func() {
 		t := a.thread
 		switch a.race.phase.Load() {
-		case raceRun, raceRecorded: // the run's side won: Finish hands its verdict over
+		case raceRun: // the run's side won: Finish hands its verdict over
 			t.v, t.back = v, true
 			return // handedBack from now on: nobody reads running, no lock
 		}
@@ -132,8 +131,8 @@ func (a *attempt) work(next next) {
 	} else {
 		v = next.run(a.x, a)
 	}
-	if a.race.running() && a.race.runEnded() { // a stage inside decided without the run: its verdict stands
-		a.race.recorded() // (the load first: a run that returned claimed the race, and a failed CAS costs as a store)
+	if a.race.running() { // a stage inside decided without the run: its verdict stands
+		a.race.runEnded() // (a run that returned claimed the race: the load spares a failed CAS, an RMW too)
 	}
 }
 
