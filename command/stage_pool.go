@@ -64,7 +64,13 @@ func (threadPool) run(x *execution, a *attempt, next next) verdict {
 		}
 		return a.refuse(&poolFull, err)
 	}
-	v := a.await()
+	var v verdict
+	if t := a.thread; x.async == nil && x.parent.Done() == nil {
+		<-t.won // a caller that cannot leave (await's plain receive), parked one frame up less
+		v = t.v
+	} else {
+		v = a.await()
+	}
 	if v.kind != cancelled {
 		a.endThread()
 	}
