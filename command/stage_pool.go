@@ -19,7 +19,12 @@ type threadPool struct{}
 // poolFull is the pool's refusal: THREAD_POOL_REJECTED.
 var poolFull = refusal{event: metrics.ThreadPoolRejected, failure: RejectedThreadExecution}
 
-func (threadPool) forKey(k shape) (stage, bool) { return threadPool{}, k.iso == config.Thread }
+// threadPoolStage is the stage a THREAD key's chain holds: a pointer, so that the chain
+// calls run itself, not a wrapper the compiler makes for a value's method (one frame less
+// under which the caller parks); one value, so that chains of keys alike stay one chain.
+var threadPoolStage = &threadPool{}
+
+func (threadPool) forKey(k shape) (stage, bool) { return threadPoolStage, k.iso == config.Thread }
 
 func (threadPool) waits() {}
 
@@ -52,7 +57,7 @@ const (
 	threadEnded
 )
 
-func (threadPool) run(x *execution, a *attempt, next next) verdict {
+func (*threadPool) run(x *execution, a *attempt, next next) verdict {
 	pool, tp, err := x.ks.threadPool()
 	if err == nil {
 		a.thread.tp, a.thread.next, a.thread.queues = tp, next, pool.Queues()
