@@ -46,6 +46,7 @@ type link struct {
 	next  *link
 	waits bool // a stage from this one inward implements waiting
 	holds bool // ... and one of those may hold the execution after its verdict (not handingBack)
+	bare  bool // the link is the run stage alone: run(x, a) is a.runOnce() (a pool worker calls it so)
 }
 
 // maxSteps bounds the steps one link.run enters, and maxStages the stages of a chain
@@ -59,6 +60,11 @@ const (
 // one decides or a wrapper runs the rest, then exits the steps it entered, innermost
 // first. If the goroutine unwinds instead (runtime.Goexit in user code), the exits still
 // due run with the verdict aborted.
+//
+// Entries, the wrapper and exits all run from this frame: a goroutine that parks in the
+// wrapper (THREAD isolation's caller) has one frame less whose return, once it is woken,
+// the CPU mispredicts (a goroutine switch leaves the return-address predictor holding
+// the other goroutine's calls: every frame a goroutine parks under costs a mispredict).
 func (n *link) run(x *execution, a *attempt) verdict {
 	var d descent
 	defer func() {
@@ -66,7 +72,17 @@ func (n *link) run(x *execution, a *attempt) verdict {
 			d.unwind(x, a)
 		}
 	}()
-	v := d.in(n, x, a)
+	v, ok := verdict{}, true
+	for ; n.step != nil; n = n.next {
+		if v, ok = n.step.enter(x, a); !ok {
+			break
+		}
+		d.entered[d.k] = n
+		d.k++
+	}
+	if ok {
+		v = n.wrap.run(x, a, n.next)
+	}
 	for d.k > 0 { // the exits, in this frame: an exit's callees run one frame less deep
 		d.k--
 		v = d.entered[d.k].step.exit(x, a, v)
@@ -80,20 +96,6 @@ type descent struct {
 	entered [maxSteps]*link
 	k       int
 	done    bool // the exits ran: nothing is left to unwind
-}
-
-// in enters the steps from n until one decides or a wrapper runs the rest, and returns the
-// verdict.
-func (d *descent) in(n *link, x *execution, a *attempt) verdict {
-	for ; n.step != nil; n = n.next {
-		v, ok := n.step.enter(x, a)
-		if !ok {
-			return v
-		}
-		d.entered[d.k] = n
-		d.k++
-	}
-	return n.wrap.run(x, a, n.next)
 }
 
 // unwind runs the exits still due, with the verdict aborted, when the goroutine unwinds
@@ -190,6 +192,8 @@ func newChain(stages [maxStages]stage) *link {
 		_, back := s.(handingBack)
 		l.holds = l.waits && !back || c != nil && c.holds
 		l.waits = l.waits || c != nil && c.waits
+		_, l.bare = s.(run)
+		l.bare = l.bare && c == nil
 		if steps = 0; l.step != nil {
 			steps = 1
 			for n := l.next; n != nil && n.step != nil; n = n.next {

@@ -63,7 +63,6 @@ func (f faultInjection) inject(a *attempt) (verdict, bool) {
 	if !a.race.runEnded() { // the timer or the caller won meanwhile
 		return a.race.lost(), false
 	}
-	a.race.recorded()
 	cause := faultErrors[f.fault]
 	if f.fault == config.FaultBadRequest {
 		return a.decide(badRequest, cause), false

@@ -19,7 +19,12 @@ type threadPool struct{}
 // poolFull is the pool's refusal: THREAD_POOL_REJECTED.
 var poolFull = refusal{event: metrics.ThreadPoolRejected, failure: RejectedThreadExecution}
 
-func (threadPool) forKey(k shape) (stage, bool) { return threadPool{}, k.iso == config.Thread }
+// threadPoolStage is the stage a THREAD key's chain holds: a pointer, so that the chain
+// calls run itself, not a wrapper the compiler makes for a value's method (one frame less
+// under which the caller parks); one value, so that chains of keys alike stay one chain.
+var threadPoolStage = &threadPool{}
+
+func (threadPool) forKey(k shape) (stage, bool) { return threadPoolStage, k.iso == config.Thread }
 
 func (threadPool) waits() {}
 
@@ -39,7 +44,7 @@ type thread struct {
 	tp      *metrics.ThreadPoolMetrics // the pool's metrics, once the pool stage has the pool
 	mu      sync.Mutex
 	state   uint8         // threadQueued, threadStarted or threadEnded
-	running bool          // the run is on the worker and has not returned
+	running bool          // the run is on the worker and has not returned (left set once handedBack: unread)
 	started time.Duration // when the worker took the run
 	queues  bool          // the pool has a queue: the worker reads the clock as it takes the run
 }
@@ -52,7 +57,7 @@ const (
 	threadEnded
 )
 
-func (threadPool) run(x *execution, a *attempt, next next) verdict {
+func (*threadPool) run(x *execution, a *attempt, next next) verdict {
 	pool, tp, err := x.ks.threadPool()
 	if err == nil {
 		a.thread.tp, a.thread.next, a.thread.queues = tp, next, pool.Queues()
@@ -62,10 +67,15 @@ func (threadPool) run(x *execution, a *attempt, next next) verdict {
 		if !a.race.runEnded() {
 			return a.await() // the timer or the caller won meanwhile
 		}
-		a.race.recorded()
 		return a.refuse(&poolFull, err)
 	}
-	v := a.await()
+	var v verdict
+	if t := a.thread; x.async == nil && x.parent.Done() == nil {
+		<-t.won // a caller that cannot leave (await's plain receive), parked one frame up less
+		v = t.v
+	} else {
+		v = a.await()
+	}
 	if v.kind != cancelled {
 		a.endThread()
 	}
@@ -104,7 +114,7 @@ func (t *thread) Finish() {
 // run's side won); then it reads the thread without its lock.
 func (t *thread) handedBack() bool {
 	p := t.a.race.phase.Load()
-	return p == raceRun || p == raceRecorded
+	return p == raceRun
 }
 
 // work is the pool task: it runs the rest of the chain unless the race is over already,
@@ -118,17 +128,22 @@ func (a *attempt) work(next next) {
 	v := verdict{kind: failed, cause: errGoexit} // what the waiter gets if the goroutine unwinds
 	defer func() {
 		t := a.thread
+		switch a.race.phase.Load() {
+		case raceRun: // the run's side won: Finish hands its verdict over
+			t.v, t.back = v, true
+			return // handedBack from now on: nobody reads running, no lock
+		}
 		t.mu.Lock()
 		t.running = false
 		t.mu.Unlock()
-		switch a.race.phase.Load() {
-		case raceRun, raceRecorded: // the run's side won: Finish hands its verdict over
-			t.v, t.back = v, true
-		}
 	}()
-	v = next.run(a.x, a)
-	if a.race.runEnded() { // a stage inside decided without the run: its verdict stands
-		a.race.recorded()
+	if next.bare {
+		v = a.runOnce() // the run stage alone: what next.run does, without a descent
+	} else {
+		v = next.run(a.x, a)
+	}
+	if a.race.running() { // a stage inside decided without the run: its verdict stands
+		a.race.runEnded() // (a run that returned claimed the race: the load spares a failed CAS, an RMW too)
 	}
 }
 
@@ -172,11 +187,6 @@ func (a *attempt) endThread() {
 	if h := a.x.hook; h != nil && started {
 		a.x.ks.rt.safeHook(func() { h.OnThreadComplete(a.ctx(), a.x.ks.info) })
 	}
-}
-
-// record folds the completion of a command of the pool into the pool's metrics.
-func (t *thread) record(counts metrics.EventCounts, executed bool, latency, total time.Duration) {
-	t.tp.MarkComplete(metrics.NewExecutionResult(counts, executed, true, latency, total))
 }
 
 // ran reports, under the thread's lock unless the worker handed the attempt back, whether

@@ -49,7 +49,6 @@ func (a *attempt) runOnce() verdict {
 	if err != errUnsubscribed && !x.callerGone(err) && !(a.hedged && a.withdrawn(err)) {
 		v = a.classified(err)
 	}
-	a.race.recorded()
 	return v
 }
 
@@ -109,7 +108,6 @@ func (a *attempt) goexited() {
 	if a.race.runEnded() {
 		a.execLatency = a.x.now() - a.runStart()
 		a.addEvent(metrics.Failure)
-		a.race.recorded()
 	}
 }
 

@@ -123,11 +123,10 @@ func (x *execution) record(a *attempt, events uint32, total time.Duration, cut b
 	if executed {
 		latency = a.runLatency()
 	}
-	counts := x.counts(events)
+	res := metrics.NewExecutionResult(x.counts(events), executed, a.thread != nil, latency, total)
 	if t := a.thread; t != nil && t.tp != nil {
-		t.record(counts, executed, latency, total)
+		t.tp.MarkComplete(res) // the pool's metrics: the same result, before cut and end marks
 	}
-	res := metrics.NewExecutionResult(counts, executed, a.thread != nil, latency, total)
 	if cut {
 		res = res.WithoutLatency()
 	}

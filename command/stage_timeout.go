@@ -86,12 +86,11 @@ type race struct{ phase atomic.Uint32 }
 
 // Phases of a race.
 const (
-	raceIdle     uint32 = iota // not open yet
-	raceOpen                   // running: the first claim wins
-	raceRun                    // the run's side won and is recording its outcome
-	raceRecorded               // the run's side recorded its outcome
-	raceTimer                  // the timer won
-	raceCaller                 // the caller won
+	raceIdle   uint32 = iota // not open yet
+	raceOpen                 // running: the first claim wins
+	raceRun                  // the run's side won: it writes the outcome
+	raceTimer                // the timer won
+	raceCaller               // the caller won
 )
 
 // open starts the race.
@@ -100,12 +99,10 @@ func (r *race) open() { r.phase.Store(raceOpen) }
 // running reports whether the race is open: nobody has claimed it yet.
 func (r *race) running() bool { return r.phase.Load() == raceOpen }
 
-// runEnded claims the race for the run's side. The winner records the outcome, then
-// calls recorded.
+// runEnded claims the race for the run's side; the winner records the outcome. (No phase
+// marks the outcome written: nobody waits for it by the phase, and a store would be one
+// more atomic write per execution.)
 func (r *race) runEnded() bool { return r.phase.CompareAndSwap(raceOpen, raceRun) }
-
-// recorded marks the run side's outcome written.
-func (r *race) recorded() { r.phase.Store(raceRecorded) }
 
 // timerFired claims the race for the timer.
 func (r *race) timerFired() bool { return r.phase.CompareAndSwap(raceOpen, raceTimer) }

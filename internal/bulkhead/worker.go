@@ -36,7 +36,10 @@ func (p *Pool) work(w *worker, task Task) {
 	}()
 	for task != nil {
 		p.run(task)
-		task = p.next(w, task)
+		var idle bool
+		if task, idle = p.next(w, task); idle {
+			task = <-w.tasks // parked here, not in next: one frame less to return through once woken
+		}
 	}
 	normal = true
 }
@@ -68,10 +71,10 @@ func (p *Pool) finish(t Task) {
 }
 
 // next counts the finished task done, finishes it (Finisher) and returns the worker's next
-// task: the oldest queued one, else whatever is handed to it once idle; nil when the worker
-// must exit: it is above the (lowered) maximum size, or the pool is closed and the queue
-// is empty.
-func (p *Pool) next(w *worker, done Task) Task {
+// task: the oldest queued one, or idle true when the worker went idle (the caller then
+// waits for its next task on w.tasks); nil when the worker must exit: it is above the
+// (lowered) maximum size, or the pool is closed and the queue is empty.
+func (p *Pool) next(w *worker, done Task) (next Task, idle bool) {
 	p.mu.Lock()
 	p.completed++
 	core, maxSize := p.set.sizes()
@@ -80,19 +83,19 @@ func (p *Pool) next(w *worker, done Task) Task {
 		p.active--
 		p.mu.Unlock()
 		p.finish(done)
-		return nil
+		return nil, false
 	}
 	if t := p.queue.pop(); t != nil {
 		p.mu.Unlock()
 		p.finish(done)
-		return t
+		return t, false
 	}
 	p.active--
 	if p.closed.Load() {
 		p.workers--
 		p.mu.Unlock()
 		p.finish(done)
-		return nil
+		return nil, false
 	}
 	p.adapt(core, maxSize)
 	if p.workers > core { // only workers above core need the time (the clock is not free)
@@ -104,7 +107,7 @@ func (p *Pool) next(w *worker, done Task) Task {
 	p.idle = append(p.idle, w)
 	p.mu.Unlock()
 	p.finish(done) // idle already: a caller it wakes that submits at once finds this worker
-	return <-w.tasks
+	return nil, true
 }
 
 // abandon fixes the counts when a task ended its worker's goroutine (runtime.Goexit), and
