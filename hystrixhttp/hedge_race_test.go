@@ -1,6 +1,7 @@
 package hystrixhttp
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -13,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/hooks"
 	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
 )
 
@@ -42,17 +43,18 @@ func (b *countedBody) Close() error {
 
 // raceAtTheHedge is a base transport whose first attempt of each call moves the fake
 // clock to the hedge's delay (the hedge starts) and answers at once, and whose hedge
-// answers only once it is cancelled. On every other call its classify, the Transport's
-// Classify, holds the first attempt's answer until the hedge began (for at most a
-// second), as a slow Classify does: the hedge then begins after the first attempt's run
-// returned, a case the scheduler alone seldom gives (none in 1,000 calls without -race
-// on 2 cores, about 10 under it).
+// answers only once it is cancelled. On every other call its hook (OnExecutionSuccess,
+// which runs once the attempt's run returned and before its verdict is known) holds the
+// first attempt's verdict until the hedge began (for at most a second), as a slow hook
+// does: the hedge then begins after the first attempt's run returned, a case the
+// scheduler alone seldom gives (none in 1,000 calls without -race on 2 cores, about 10
+// under it).
 // contested counts the hedges that began after the first attempt had its answer.
 type raceAtTheHedge struct {
 	clk       interface{ Advance(time.Duration) }
 	delay     time.Duration
 	mu        sync.Mutex
-	slow      bool          // this call's Classify waits for the hedge
+	slow      bool          // this call's hook waits for the hedge
 	began     chan struct{} // closed as this call's hedge begins
 	answered  bool
 	contested int
@@ -86,18 +88,22 @@ func (b *raceAtTheHedge) RoundTrip(req *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: http.StatusOK, Body: body, Request: req}, nil
 }
 
-// classify is DefaultClassify, after the hedge began on a slow call.
-func (b *raceAtTheHedge) classify(status int) command.Class {
-	b.mu.Lock()
-	slow, began := b.slow, b.began
-	b.mu.Unlock()
+// hook is an execution hook whose OnExecutionSuccess waits for b's hedge on a slow call.
+type hook struct {
+	hooks.NoopHook
+	b *raceAtTheHedge
+}
+
+func (h hook) OnExecutionSuccess(context.Context, hooks.Info) {
+	h.b.mu.Lock()
+	slow, began := h.b.slow, h.b.began
+	h.b.mu.Unlock()
 	if slow {
 		select {
 		case <-began:
 		case <-time.After(time.Second):
 		}
 	}
-	return DefaultClassify(status)
 }
 
 // next readies b for a new call and returns the bodies of the last one.
@@ -112,7 +118,7 @@ func (b *raceAtTheHedge) next() []*countedBody {
 // The first attempt answers as the hedge starts (the hedge's timer fires while it
 // answers), in every order the goroutines take: the caller gets the first attempt's
 // response whole, never closed, and the hedge's late response is closed exactly once.
-// Driven for 2,000 calls, half of them with a slow Classify, and with no retry budget,
+// Driven for 2,000 calls, half of them with a slow hook, and with no retry budget,
 // which would let only about one call in 20 hedge (the CI run that saw the contested case
 // in none of 100,000 calls had it on). A hedge that begins after
 // the answer may still hold a permit when the next call starts, so the key's semaphore is
@@ -121,7 +127,8 @@ func (b *raceAtTheHedge) next() []*countedBody {
 func TestTransportHandsTheWinnerWholeWhenTheHedgeStartsAsItAnswers(t *testing.T) {
 	e := cmdtest.New(t)
 	base := newRaceAtTheHedge(e.Clock, 5*time.Millisecond)
-	tr := &Transport{Base: base, Classify: base.classify, Setter: e.Setter("race", hedging("hedge.delayInMilliseconds", "5",
+	e.RT.Hooks().SetExecutionHook(hook{b: base})
+	tr := &Transport{Base: base, Setter: e.Setter("race", hedging("hedge.delayInMilliseconds", "5",
 		"execution.timeout.enabled", "false", "budget.enabled", "false", "execution.isolation.semaphore.maxConcurrentRequests", "1000")...)}
 	calls := 0
 	for ; calls < 2000; calls++ {
