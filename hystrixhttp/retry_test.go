@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -214,8 +216,9 @@ func (o *inOrder) body(n int) *trackedBody {
 
 // A key that retries 3 times with a backoff: each retried 503's response is closed before
 // the next attempt's request is sent, not when the command ends. The caller gets the
-// last attempt's response whole, a 200 or, when all three failed, the last 503 (with
-// its body, open until the caller closes it).
+// last attempt's response whole: a 200, its body open until the caller closes it, or,
+// when all three failed, the last 503, its body read ahead (its connection given back)
+// and given from memory.
 func TestTransportClosesARetriedResponseBeforeTheRetryIsSent(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -236,7 +239,8 @@ func TestTransportClosesARetriedResponseBeforeTheRetryIsSent(t *testing.T) {
 			resp, err := c.Do(req)
 			stop()
 			require.NoError(t, err)
-			assert.False(t, base.body(3).closed.Load(), "the caller's body is open")
+			spooled := tc.want != http.StatusOK
+			assert.Equal(t, spooled, base.body(3).closed.Load(), "the third body is open unless it was read ahead")
 			body, err := io.ReadAll(resp.Body)
 			require.NoError(t, err)
 			resp.Body.Close()
@@ -244,7 +248,7 @@ func TestTransportClosesARetriedResponseBeforeTheRetryIsSent(t *testing.T) {
 			assert.Equal(t, "answer 3", string(body), "the last attempt's response, whole")
 			assert.Equal(t, [][]bool{{}, {true}, {true, true}}, base.sent(),
 				"each earlier body closed before the next request was sent")
-			assert.True(t, base.body(3).closed.Load(), "closed by the caller")
+			assert.True(t, base.body(3).closed.Load(), "closed, by the caller or read ahead")
 			assert.EqualValues(t, 3, be.hits.Load())
 			assert.EqualValues(t, 2, e.Count("backoff", metrics.Retry))
 			assert.EqualValues(t, len(tc.statuses), e.Count("backoff", metrics.Failure))
@@ -293,4 +297,112 @@ func TestTransportKeepsRetriedResponsesUntilTheOutcomeOnAKeyThatHedges(t *testin
 	}
 	assert.EqualValues(t, 2, e.Count("retry-hedge", metrics.Retry))
 	assert.Zero(t, e.Count("retry-hedge", metrics.Hedge), "the clock never reached the hedge delay")
+}
+
+// connections is a real server on 127.0.0.1 that counts the connections it accepted and
+// answers each GET of "/" with the next of statuses (then 200) and the body of body's
+// size, and "/other" with 200 at once.
+type connections struct {
+	*httptest.Server
+	opened atomic.Int32
+	hits   atomic.Int32
+}
+
+func newConnections(t *testing.T, statuses []int, body int, chunked bool) *connections {
+	c := &connections{}
+	c.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/other" {
+			io.WriteString(w, "other")
+			return
+		}
+		n := int(c.hits.Add(1))
+		if !chunked {
+			w.Header().Set("Content-Length", strconv.Itoa(body))
+		}
+		if n <= len(statuses) {
+			w.WriteHeader(statuses[n-1])
+		}
+		w.Write(bytes.Repeat([]byte{byte('a' + n)}, body))
+	}))
+	c.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			c.opened.Add(1)
+		}
+	}
+	c.Start()
+	t.Cleanup(c.Close)
+	return c
+}
+
+// A retrying key holds no connection through its backoff: the failed attempt's body is
+// read in its run and its connection goes back to the pool, drained. With one connection
+// allowed per host, another request gets through while the retry waits, and the retry
+// and that request reuse the one connection the failed attempt opened.
+func TestTransportGivesAFailedAttemptsConnectionBackForTheBackoff(t *testing.T) {
+	e := cmdtest.New(t)
+	be := newConnections(t, []int{503}, 512, false)
+	base := &http.Transport{MaxConnsPerHost: 1}
+	t.Cleanup(base.CloseIdleConnections)
+	c := &http.Client{Transport: &Transport{Base: base, Setter: e.Setter("conn", "retry.maxAttempts", "2",
+		"retry.backoffInMilliseconds", "10000", "execution.timeout.enabled", "false")}}
+	pending := e.Clock.Pending() // the metrics stream's timers
+	out := make(chan string, 1)
+	go func() {
+		_, body, err := get(c, be.URL)
+		assert.NoError(t, err)
+		out <- body
+	}()
+	e.Clock.BlockUntil(pending + 1) // the retry waits its backoff
+	require.EqualValues(t, 1, be.hits.Load())
+	other := &http.Client{Transport: base, Timeout: 5 * time.Second}
+	_, body, err := get(other, be.URL+"/other")
+	require.NoError(t, err, "the failed attempt's connection is free during the backoff")
+	assert.Equal(t, "other", body)
+	e.Clock.Advance(10 * time.Second)
+	assert.Equal(t, strings.Repeat("c", 512), <-out, "the retry's answer")
+	assert.EqualValues(t, 1, be.opened.Load(), "one connection, drained and reused")
+}
+
+// A failure body read ahead is the caller's, and the Fallback's, byte for byte, however
+// long: up to 64 KiB it comes from memory; longer, with its length known, it is left on its
+// connection; longer and chunked, the part read ahead comes first, then the rest.
+func TestTransportGivesAFailureBodyReadAheadWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		size    int
+		chunked bool
+	}{
+		{"empty", 0, false},
+		{"small", 100, false},
+		{"64 KiB", maxSpool, false},
+		{"longer, with its length", maxSpool + 1, false},
+		{"longer, chunked", 3*maxSpool + 7, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := cmdtest.New(t)
+			be := newConnections(t, []int{503, 502}, tc.size, tc.chunked)
+			c := client(t, &Transport{Setter: e.Setter("whole", "retry.maxAttempts", "2",
+				"retry.backoffInMilliseconds", "0", "circuitBreaker.enabled", "false")})
+			resp, body, err := get(c, be.URL)
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+			assert.Equal(t, strings.Repeat("c", tc.size), body, "the last attempt's body, whole")
+
+			var fb string
+			c = client(t, &Transport{Setter: e.Setter("whole-fb", "retry.maxAttempts", "2",
+				"retry.backoffInMilliseconds", "0", "circuitBreaker.enabled", "false"),
+				Fallback: func(_ *http.Request, err error) (*http.Response, error) {
+					var se *StatusError
+					require.ErrorAs(t, err, &se)
+					b, rerr := io.ReadAll(se.Response.Body)
+					require.NoError(t, rerr)
+					fb = string(b)
+					return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+				}})
+			be.hits.Store(0)
+			_, _, err = get(c, be.URL)
+			require.NoError(t, err)
+			assert.Equal(t, strings.Repeat("c", tc.size), fb, "the Fallback reads the same bytes")
+		})
+	}
 }

@@ -1,8 +1,10 @@
 package hystrixhttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -47,17 +49,18 @@ import (
 // decides; Idempotent can say otherwise) whose body, if any, GetBody can give again
 // (http.NewRequest sets it for in-memory bodies). Any other request runs WithoutRetry:
 // one attempt, whatever the key's settings. A 429 or 503 with a Retry-After header asks
-// the retry to wait that long before the next attempt. The response of a retried attempt
-// is closed here, unread, as the next attempt begins, before its request is sent, so
-// that no connection is held through the attempts after it (it is held through the
-// backoff: the retry decides inside the command, and the Transport learns of it only when
-// the next attempt runs). Unread: reading the rest of a body may wait on the network, so
-// net/http closes its connection rather than reuse it (an empty body gave its connection
-// back with the headers). The last attempt's response is never closed early: a failure no
+// the retry to wait that long before the next attempt. On such a key (one that may
+// retry and not hedge) the body of a failure response is read in its attempt's run, up
+// to 64 KiB, and given from memory, so that its connection goes back to the base
+// transport drained, to be reused, and none is held through a backoff; the caller or the
+// Fallback gets the same bytes. A longer body stays on its connection, and the response
+// of a retried attempt is closed here, unread, as the next attempt begins, before its
+// request is sent. The last attempt's response is never closed early: a failure no
 // fallback replaced reaches the caller whole, and it is the response in the *StatusError
 // a Fallback gets (which may return it). A Fallback cannot return an earlier attempt's
 // response (one kept through a Classifier or a hook): it is closed by then. On a key that
-// may hedge (below), every response is kept until the outcome is decided, as a hedge's.
+// may hedge (below), every response is kept as it came until the outcome is decided, as
+// a hedge's.
 //
 // Hedging (hedge.maxHedges above 0) sends the same requests again while the first has
 // not answered: only what a retry may re-send; any other request runs one attempt at a
@@ -113,6 +116,7 @@ var errNoResponse = errors.New("hystrixhttp: fallback returned no response and n
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := intercept.Setter(t.completed.Of(t.Setter), t.Key, DefaultKey, req)
 	x := &exchange{t: t, req: req, key: s.CommandKey}
+	x.resend = x.resendable()
 	if x.key == "" {
 		x.key = s.GroupKey // as intercept.Kinds and the command package name it
 	}
@@ -121,7 +125,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cmd.WithFallback(x.fallback)
 	}
 	ctx := req.Context()
-	if !x.resendable() {
+	if !x.resend {
 		ctx = command.WithoutRetry(ctx) // and so WithoutHedge
 	}
 	if req.Cancel != nil { //nolint:staticcheck // net/http still closes it for Client.Timeout
@@ -179,6 +183,7 @@ type exchange struct {
 	t        *Transport
 	req      *http.Request
 	key      string // the command key, whose hedge.maxHedges a retry reads
+	resend   bool   // the request may be sent again (resendable)
 	fellBack bool   // the Fallback ran (on the caller's goroutine)
 
 	mu       sync.Mutex
@@ -198,6 +203,13 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 		return nil, errAbandoned
 	}
 	resp, err := x.send(ctx, n)
+	var class command.Class
+	if err == nil {
+		class = classify(x.t.Classify, resp.StatusCode)
+		if class == command.ClassFailure && x.resend && x.t.spools(x.key) {
+			spool(resp) // before deliver: nobody else sees resp yet
+		}
+	}
 	kept := x.deliver(resp)
 	if err != nil {
 		return nil, err
@@ -205,7 +217,7 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 	if !kept {
 		return nil, errAbandoned
 	}
-	switch classify(x.t.Classify, resp.StatusCode) {
+	switch class {
 	case command.ClassSuccess:
 		return resp, nil
 	case command.ClassBadRequest:
@@ -327,17 +339,74 @@ func (x *exchange) begin() (attempt int, ok bool) {
 
 // hedges reports whether the commands of key may be hedged: its hedge.maxHedges is above
 // 0 as its properties stand now, or they cannot be read (nothing is closed early on a
-// guess). The properties are the ones the key's commands run with: the store holds one
-// set per key, made by its first definition.
+// guess).
 func (t *Transport) hedges(key string) bool {
+	p, err := t.props(key)
+	return err != nil || config.HedgeMaxHedges.In(p).Get() > 0
+}
+
+// spools reports whether the failure responses of key are read ahead (spool): it may
+// retry (retry.maxAttempts above 1) and may not hedge, as its properties stand now.
+func (t *Transport) spools(key string) bool {
+	p, err := t.props(key)
+	return err == nil && config.RetryMaxAttempts.In(p).Get() > 1 && config.HedgeMaxHedges.In(p).Get() == 0
+}
+
+// props returns the properties of key, the ones its commands run with: the store holds
+// one set per key, made by its first definition.
+func (t *Transport) props(key string) (*config.CommandProperties, error) {
 	s := t.completed.Of(t.Setter)
 	rt := s.Runtime
 	if rt == nil {
 		rt = command.Default()
 	}
-	props, err := rt.Config().Command(key, s.Properties)
-	return err != nil || config.HedgeMaxHedges.In(props).Get() > 0
+	return rt.Config().Command(key, s.Properties)
 }
+
+// maxSpool bounds how much of a failure response's body spool reads ahead.
+const maxSpool = 64 << 10
+
+// spool reads the body of a failure response ahead, at most maxSpool bytes, so that its
+// connection goes back to the base transport's pool at once, drained, and is not held
+// through a retry's backoff (see Transport); the body then gives the same bytes from
+// memory. A longer body (or one whose read fails) gives what was read, then the rest of
+// the original (or the read's error), and closes the original when closed.
+func spool(resp *http.Response) {
+	if resp.ContentLength > maxSpool {
+		return // it would not fit: leave it on its connection
+	}
+	read, err := io.ReadAll(io.LimitReader(resp.Body, maxSpool+1))
+	if err == nil && len(read) <= maxSpool {
+		resp.Body.Close()
+		resp.Body = spooled{Reader: bytes.NewReader(read)}
+		return
+	}
+	rest := io.Reader(resp.Body)
+	if err != nil {
+		rest = failedRead{err}
+	}
+	resp.Body = spooled{Reader: io.MultiReader(bytes.NewReader(read), rest), rest: resp.Body}
+}
+
+// spooled is a body spool read ahead: the bytes read, then what follows them; rest, the
+// original body when spool did not read it to its end, is closed with it.
+type spooled struct {
+	io.Reader
+	rest io.Closer
+}
+
+// Close closes the original body, if spool left it open.
+func (s spooled) Close() error {
+	if s.rest == nil {
+		return nil
+	}
+	return s.rest.Close()
+}
+
+// failedRead is a reader that fails with the error that ended spool's read.
+type failedRead struct{ err error }
+
+func (f failedRead) Read([]byte) (int, error) { return 0, f.err }
 
 // deliver records that an attempt's round trip returned, and keeps resp, its response
 // (nil after an error), until it can no longer be the caller's; false (and the body
