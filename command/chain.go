@@ -178,11 +178,12 @@ func stagesOf(k shape) (stages [maxStages]stage) {
 	return stages
 }
 
-// newChain links stages (outermost first, up to the first nil) into a chain and returns its
-// outermost link. It panics if more than maxSteps steps follow each other with no wrapper
-// between them: one link.run would enter more than its descent holds.
-func newChain(stages [maxStages]stage) *link {
-	var c *link
+// newChain links stages (outermost first, up to the first nil) into a chain onto tail (the
+// chain inside them; nil for none) and returns its outermost link. It panics if more than
+// maxSteps steps follow each other with no wrapper between them: one link.run would enter
+// more than its descent holds.
+func newChain(stages [maxStages]stage, tail *link) *link {
+	c := tail
 	steps := 0
 	for _, s := range slices.Backward(stages[:slices.Index(stages[:], stage(nil))]) {
 		l := &link{next: c}
@@ -220,17 +221,34 @@ type owning interface {
 
 // chainOf returns the runtime's chain of stages (its outermost link), made on first use:
 // the keys of a runtime share the few chains their properties ask for, so a key costs no
-// chain of its own (unless a stage owns state of the key: owning).
+// chain of its own. A stage that owns state of the key (owning) makes the links from the
+// outermost to it the key's own; the links inside it are the runtime's shared ones.
 func (r *Runtime) chainOf(stages [maxStages]stage) *link {
-	for _, s := range stages {
+	own := -1
+	for i, s := range stages {
 		if o, ok := s.(owning); ok && o.ownsKeyState() {
-			return newChain(stages)
+			own = i
 		}
+	}
+	if own < 0 {
+		return r.sharedChain(stages)
+	}
+	var outer, inner [maxStages]stage
+	copy(outer[:], stages[:own+1])
+	copy(inner[:], stages[own+1:])
+	return newChain(outer, r.sharedChain(inner))
+}
+
+// sharedChain returns the runtime's chain of stages, none of which owns state of a key,
+// made on first use; nil for no stage.
+func (r *Runtime) sharedChain(stages [maxStages]stage) *link {
+	if stages[0] == nil {
+		return nil
 	}
 	if c, ok := r.chains.Load(stages); ok {
 		return c.(*link)
 	}
-	c, _ := r.chains.LoadOrStore(stages, newChain(stages))
+	c, _ := r.chains.LoadOrStore(stages, newChain(stages, nil))
 	return c.(*link)
 }
 

@@ -158,5 +158,5 @@ func TestTheLayoutFitsTheChainsBounds(t *testing.T) {
 		many[i] = onStart{}
 	}
 	many[maxSteps+1] = run{}
-	assert.PanicsWithValue(t, "command: 13 steps follow each other in a chain, more than maxSteps (12)", func() { newChain(many) })
+	assert.PanicsWithValue(t, "command: 13 steps follow each other in a chain, more than maxSteps (12)", func() { newChain(many, nil) })
 }
