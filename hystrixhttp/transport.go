@@ -50,8 +50,8 @@ import (
 // (http.NewRequest sets it for in-memory bodies). Any other request runs WithoutRetry:
 // one attempt, whatever the key's settings. A 429 or 503 with a Retry-After header asks
 // the retry to wait that long before the next attempt. On such a key (one that may
-// retry and not hedge) the body of a failure response is read in its attempt's run, up
-// to 64 KiB, and given from memory, so that its connection goes back to the base
+// retry and not hedge, with a timeout to bound the read) the body of a failure response
+// is read in its attempt's run, up to 64 KiB, and given from memory, so that its connection goes back to the base
 // transport drained, to be reused, and none is held through a backoff; the caller or the
 // Fallback gets the same bytes. A longer body stays on its connection, and the response
 // of a retried attempt is closed here, unread, as the next attempt begins, before its
@@ -346,10 +346,12 @@ func (t *Transport) hedges(key string) bool {
 }
 
 // spools reports whether the failure responses of key are read ahead (spool): it may
-// retry (retry.maxAttempts above 1) and may not hedge, as its properties stand now.
+// retry (retry.maxAttempts above 1), may not hedge, and has a timeout, which bounds the
+// read (execution.timeout.enabled), as its properties stand now.
 func (t *Transport) spools(key string) bool {
 	p, err := t.props(key)
-	return err == nil && config.RetryMaxAttempts.In(p).Get() > 1 && config.HedgeMaxHedges.In(p).Get() == 0
+	return err == nil && config.RetryMaxAttempts.In(p).Get() > 1 && config.HedgeMaxHedges.In(p).Get() == 0 &&
+		config.ExecutionTimeoutEnabled.In(p).Get()
 }
 
 // props returns the properties of key, the ones its commands run with: the store holds
