@@ -66,11 +66,12 @@
 //
 // Retries and hedges (retry.maxAttempts, hedge.maxHedges) send again only an idempotent
 // request whose body can be read again (Transport.Idempotent); any other runs one
-// attempt. A failure response's body (up to 64 KiB) is read in its attempt and given
-// from memory, so its connection goes back to the pool before the retry's backoff; a
-// retried attempt's response is closed here as the next attempt begins (it can no
-// longer be the caller's); the last attempt's reaches the caller, or the Fallback, whole. A hedged request's attempts each keep their own response until
-// the outcome is decided: the caller gets the winner's whole, the others are cancelled
+// attempt. With a timeout, a failure response's body (up to 64 KiB) is read in its
+// attempt and given from memory, so its connection goes back to the pool before the
+// retry's backoff; a retried attempt's response is closed here as the next attempt begins
+// (it can no longer be the caller's); the last attempt's reaches the caller, or the
+// Fallback, whole. A hedged request's attempts each keep their own response until the
+// outcome is decided: the caller gets the winner's whole, the others are cancelled
 // through their run contexts and their responses closed here, each once. On a key that
 // both retries and hedges, every response is kept until the outcome, as a hedge's.
 //
