@@ -11,19 +11,17 @@ import (
 // withEventCount returns r with n more events of type e (n > 1 matters only for EMIT,
 // FALLBACK_EMIT, COLLAPSED and STREAM_RESUMED).
 func (r ExecutionResult) withEventCount(e EventType, n int) ExecutionResult {
-	r.events = r.events.Add(e, n)
-	return r
+	return r.withEvents(r.Events().Add(e, n))
 }
 
 // withEventCounts returns r with the events of c added (counts of repeatable types add
 // up), as many withEventCount calls would.
 func (r ExecutionResult) withEventCounts(c EventCounts) ExecutionResult {
-	r.events.set |= c.set
-	r.events.emit += c.emit
-	r.events.fallbackEmit += c.fallbackEmit
-	r.events.collapsed += c.collapsed
-	r.events.resumed += c.resumed
-	return r
+	r.set |= c.set
+	r.emit += c.emit
+	r.fallbackEmit += c.fallbackEmit
+	ev := r.Events()
+	return r.withEvents(ev.withRare(ev.collapsed()+c.collapsed(), ev.resumed()+c.resumed()))
 }
 
 // withExecutionLatency returns r with the duration of run (or construct) alone.
@@ -36,8 +34,10 @@ func (r ExecutionResult) withExecutionLatency(d time.Duration) ExecutionResult {
 // distributions and its MarkComplete ends the concurrency a MarkStart began), on a pool
 // goroutine when inThread.
 func (r ExecutionResult) withExecuted(inThread bool) ExecutionResult {
-	r.executed = true
-	r.executedInThread = inThread
+	r.flags = r.flags&^flagInThread | flagExecuted
+	if inThread {
+		r.flags |= flagInThread
+	}
 	return r
 }
 

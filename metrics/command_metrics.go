@@ -109,7 +109,7 @@ func (m *CommandMetrics) MarkComplete(res ExecutionResult) {
 	s := m.s
 	i := rand.Uint32() & s.c.mask // the stripe of this call: feeds count misses on theirs
 	st := &s.c.stripes[i]
-	c := res.events
+	c := res.events()
 	for set := c.set &^ (1<<ExceptionThrown | 1<<CommandMaxActive); set != 0; set &= set - 1 {
 		e := EventType(bits.TrailingZeros32(set))
 		st.n[e].Add(uint32(c.Count(e)))
@@ -117,11 +117,11 @@ func (m *CommandMetrics) MarkComplete(res ExecutionResult) {
 	if x := c.set & exceptionMask; x != 0 {
 		st.n[ExceptionThrown].Add(uint32(bits.OnesCount32(x)))
 	}
-	if res.executed {
-		if !res.ended {
+	if res.flags&flagExecuted != 0 {
+		if res.flags&flagEnded == 0 {
 			s.current.Add(-1)
 		}
-		if m.percentileEnabled.Get() && !res.cutShort {
+		if m.percentileEnabled.Get() && res.flags&flagCutShort == 0 {
 			st.sum[0].Add(uint64(max(res.executionLatency, 0)))
 			st.sum[1].Add(uint64(max(res.totalLatency, 0)))
 			s.pct.hist[0].record(int64(res.executionLatency))

@@ -29,13 +29,13 @@ func want(n int) (counts map[EventType]int64, health HealthCounts) {
 	counts = map[EventType]int64{}
 	for i := range n {
 		r := mix[i%len(mix)]
-		for _, e := range r.events.Events() {
-			counts[e] += int64(r.events.Count(e))
+		for _, e := range r.Events().Events() {
+			counts[e] += int64(r.Events().Count(e))
 			if e.IsExceptionProducing() {
 				counts[ExceptionThrown]++
 			}
 		}
-		health = health.plus(r.events)
+		health = health.plus(r.Events())
 	}
 	return counts, health
 }

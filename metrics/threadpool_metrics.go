@@ -59,8 +59,8 @@ func (m *ThreadPoolMetrics) MarkStart() { m.s.markStart() }
 // as in Hystrix.
 // If res.ExecutedInThread() it ends the activity MarkStart began.
 func (m *ThreadPoolMetrics) MarkComplete(res ExecutionResult) {
-	executed, rejected := res.events.set&poolMasks[Executed] != 0, res.events.set&poolMasks[Rejected] != 0
-	if res.executedInThread {
+	executed, rejected := res.set&poolMasks[Executed] != 0, res.set&poolMasks[Rejected] != 0
+	if res.flags&flagInThread != 0 {
 		m.s.current.Add(-1)
 	}
 	if !executed && !rejected {
