@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/cmdtest"
 	"github.com/rxhystrix/rxhystrix/metrics"
 )
@@ -403,5 +404,22 @@ func TestTransportGivesAFailureBodyReadAheadWhole(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, strings.Repeat("c", tc.size), fb, "the Fallback reads the same bytes")
 		})
+	}
+}
+
+// A Classify that panics is user code failing: the call fails (the panic is the cause),
+// and the response it was classifying is closed all the same, on a key that retries (whose
+// failures are read ahead) as on one that does not.
+func TestTransportClosesTheResponseOfAClassifyThatPanicked(t *testing.T) {
+	for _, props := range [][]string{retrying("retry.maxAttempts", "2"), nil} {
+		e := cmdtest.New(t)
+		be := newFlaky(t, 0, "")
+		tr := newTracking()
+		c := client(t, &Transport{Base: tr, Setter: e.Setter("classify", props...),
+			Classify: func(int) command.Class { panic("classify broke") }})
+		req, _ := http.NewRequest(http.MethodGet, be.URL, nil)
+		_, err := c.Do(req)
+		require.ErrorContains(t, err, "classify broke")
+		assert.True(t, (<-tr.bodies).closed.Load(), "the response is closed (%v)", props)
 	}
 }

@@ -203,14 +203,7 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 		return nil, errAbandoned
 	}
 	resp, err := x.send(ctx, n)
-	var class command.Class
-	if err == nil {
-		class = classify(x.t.Classify, resp.StatusCode)
-		if class == command.ClassFailure && x.resend && x.t.spools(x.key) {
-			spool(resp) // before deliver: nobody else sees resp yet
-		}
-	}
-	kept := x.deliver(resp)
+	class, kept := x.arrived(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +217,21 @@ func (x *exchange) run(ctx context.Context) (*http.Response, error) {
 		return nil, command.BadRequest(&StatusError{Response: resp})
 	}
 	return nil, pushback(&StatusError{Response: resp})
+}
+
+// arrived classifies resp (nil after an error), reads a failure ahead on a key that
+// retries (spool: before deliver, while nobody else sees resp), and delivers it. A
+// Classify that panics leaves resp delivered all the same, for settle to close.
+func (x *exchange) arrived(resp *http.Response) (class command.Class, kept bool) {
+	defer func() { kept = x.deliver(resp) }()
+	if resp == nil {
+		return class, false
+	}
+	class = classify(x.t.Classify, resp.StatusCode)
+	if class == command.ClassFailure && x.resend && x.t.spools(x.key) {
+		spool(resp)
+	}
+	return class, false
 }
 
 // send sends attempt n of the request on ctx: a response, or an error and no response.
