@@ -6,12 +6,8 @@ import (
 	"github.com/reactivex/rxgo/v2"
 )
 
-// Observable returns the hot observable of f's outcome: every subscription, early or late,
-// gets the outcome as one value item or one error item, then completes. It costs no
-// allocation: the observable is a view of f. A subscription made once the outcome is
-// known gets a channel that already holds the item, with no goroutine; one made before
-// waits for it on a producer goroutine, with the subscriber's context, as do the
-// operators (Map, DoOnNext, ...), which rxgo applies to an rxgo observable of the outcome.
+// Observable returns the hot observable of f's outcome, a view of f (what users are told
+// of it is observable.Future.Observable's doc).
 func (f *Future[T]) Observable() rxgo.Observable { return View((*hot[T])(f)) }
 
 // hot is the source of a future's hot observable (Future.Observable): the future under
