@@ -423,3 +423,44 @@ func TestTransportClosesTheResponseOfAClassifyThatPanicked(t *testing.T) {
 		assert.True(t, (<-tr.bodies).closed.Load(), "the response is closed (%v)", props)
 	}
 }
+
+// A server that answers 503 and then stalls its body: the read-ahead is bounded by the
+// attempt's timeout, so the caller gets its TIMEOUT at the timeout and the stalled body is
+// closed (goleak checks that nothing is left reading it).
+func TestTransportReadAheadEndsAtTheTimeout(t *testing.T) {
+	e := cmdtest.New(t)
+	arrived, stop := make(chan struct{}, 4), make(chan struct{})
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "partial")
+		w.(http.Flusher).Flush()
+		arrived <- struct{}{}
+		select { // the rest never comes
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer be.Close()
+	defer close(stop)
+	c := client(t, &Transport{Setter: e.Setter("stall", retrying("retry.maxAttempts", "2",
+		"execution.isolation.thread.timeoutInMilliseconds", "100")...)})
+	out := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, be.URL, nil)
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		out <- err
+	}()
+	<-arrived
+	stopClock := e.Clock.Run(10*time.Millisecond, 100*time.Microsecond)
+	defer stopClock()
+	select {
+	case err := <-out:
+		require.ErrorIs(t, err, command.ErrTimeout)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the read-ahead of a stalled body outlived the timeout")
+	}
+	assert.EqualValues(t, 1, e.Count("stall", metrics.Timeout))
+}
